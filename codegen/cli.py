@@ -1,0 +1,70 @@
+"""``rcs codegen [--check] [--root DIR]``: load -> lint -> render -> write or check.
+
+Exit status: 0 up to date (or written), 1 lint errors or (with --check) stale outputs, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from codegen import lint, render, sources, write
+from codegen.diagnostics import CompileError
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """Add the codegen options to ``parser`` (or a new one)."""
+    parser = parser or argparse.ArgumentParser(prog="rcs codegen")
+    parser.description = (
+        "Compile schemas/<domain>/*.schema.json and the YAML rule tables into strict Pydantic "
+        "models and dispatch tables under generated/, and refresh the generated sections of SPEC.md."
+    )
+    parser.add_argument("--check", action="store_true", help="write nothing; print a diff of stale outputs and exit 1 if any")
+    parser.add_argument("--root", type=Path, default=Path("."), help="project root holding schemas/ (default: current directory)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    return parser
+
+
+def run(root: Path, check: bool, quiet: bool = False) -> int:
+    """Run the compiler on ``root``; returns the exit status."""
+    started = time.perf_counter()
+    try:
+        project = sources.load(root)
+        problems = lint.check(project)
+        if problems:
+            raise CompileError(problems)
+        if check and write.is_fresh(project.root, render.plan(project)):
+            if not quiet:
+                print(f"rcs codegen: up to date ({time.perf_counter() - started:.2f}s)")
+            return 0
+        rendered = render.render(project)
+    except CompileError as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        print(f"rcs codegen: {len(exc.diagnostics)} problem(s); nothing written", file=sys.stderr)
+        return 1
+    delta = write.changes(project.root, rendered)
+    if check:
+        if delta.files:
+            sys.stdout.write(delta.diff())
+            print(f"rcs codegen --check: {len(delta.files)} file(s) stale; run `rcs codegen`", file=sys.stderr)
+            return 1
+        if not quiet:
+            print(f"rcs codegen: up to date ({time.perf_counter() - started:.2f}s)")
+        return 0
+    written, removed = write.apply(project.root, delta)
+    if not quiet:
+        total = len(rendered.outputs) + len(rendered.sections)
+        print(
+            f"rcs codegen: {total} outputs, {written} written, {removed} removed, "
+            f"{total - written} unchanged ({time.perf_counter() - started:.2f}s)"
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point for ``python -m codegen``."""
+    args = build_parser().parse_args(argv)
+    return run(args.root, args.check, args.quiet)

@@ -1,0 +1,238 @@
+"""Load: find the compiler's inputs under a project root and read them with line numbers.
+
+Layout (R-GEN-1, R-GEN-2)::
+
+    schemas/<domain>/*.schema.json   artifact schemas; one kind each (R-GEN-7)
+    schemas/<domain>/*.yaml          rule tables of that domain
+    schemas/tables/*.schema.json     the schema of each kind of rule table
+    claim_policy.yaml                the claim policy, a rule table kept at the project root
+
+Every rule table names its own schema in a top-level ``$schema`` key, relative to the table.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from codegen.diagnostics import CompileError, Diagnostic
+from codegen.positions import json_line_map, line_map
+
+SCHEMA_SUFFIX = ".schema.json"
+TABLE_SCHEMA_DIR = "tables"
+ROOT_TABLES = ("claim_policy.yaml",)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One input file: its bytes, parsed value and the line of every JSON pointer in it."""
+
+    path: Path
+    rel: str
+    raw: bytes
+    data: Any
+    lines: dict[str, int] = field(repr=False)
+
+    @property
+    def stem(self) -> str:
+        """The file name without ``.schema.json`` or ``.yaml``."""
+        name = self.path.name
+        for suffix in (SCHEMA_SUFFIX, ".yaml"):
+            if name.endswith(suffix):
+                return name[: -len(suffix)]
+        return name
+
+
+@dataclass(frozen=True)
+class Table:
+    """A rule table and the table schema it names."""
+
+    source: SourceFile
+    schema: SourceFile
+
+    @property
+    def kind(self) -> str:
+        """The kind of table: the stem of its schema (errors, budgets, claim_policy, ...)."""
+        return self.schema.stem
+
+    @property
+    def content(self) -> dict[str, Any]:
+        """The table's data without its ``$schema`` key."""
+        data = self.source.data
+        return {k: v for k, v in data.items() if k != "$schema"} if isinstance(data, dict) else {}
+
+
+@dataclass(frozen=True)
+class Domain:
+    """Everything one domain feeds the compiler."""
+
+    name: str
+    schemas: tuple[SourceFile, ...]
+    tables: tuple[Table, ...]
+
+    @property
+    def inputs(self) -> tuple[SourceFile, ...]:
+        """Every file whose bytes decide this domain's outputs, sorted by path."""
+        files = {f.rel: f for f in self.schemas}
+        for table in self.tables:
+            files[table.source.rel] = table.source
+            files[table.schema.rel] = table.schema
+        return tuple(files[k] for k in sorted(files))
+
+
+@dataclass(frozen=True)
+class Project:
+    """All inputs of one project root."""
+
+    root: Path
+    domains: tuple[Domain, ...]
+    table_schemas: tuple[SourceFile, ...]
+
+    @property
+    def all_schemas(self) -> tuple[SourceFile, ...]:
+        """Artifact schemas of every domain, then the table schemas."""
+        return tuple(s for d in self.domains for s in d.schemas) + self.table_schemas
+
+
+class _TableLoader(yaml.SafeLoader):
+    """A safe loader that rejects duplicate mapping keys instead of keeping the last one."""
+
+
+def _construct_mapping(loader: _TableLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first at line {seen[key]})", key_node.start_mark
+            )
+        seen[key] = line
+    return loader.construct_mapping(node, deep=True)
+
+
+_TableLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def read_json(root: Path, path: Path) -> SourceFile:
+    """Read a JSON file; a syntax error becomes a CompileError with its line."""
+    rel = _rel(root, path)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+        data = json.loads(text)
+    except UnicodeDecodeError as exc:
+        raise CompileError([Diagnostic(rel, 1, f"not UTF-8: {exc.reason}")]) from None
+    except json.JSONDecodeError as exc:
+        raise CompileError([Diagnostic(rel, exc.lineno, f"invalid JSON: {exc.msg}")]) from None
+    return SourceFile(path, rel, raw, data, json_line_map(text))
+
+
+def read_yaml(root: Path, path: Path) -> SourceFile:
+    """Read a YAML rule table; syntax errors and duplicate keys become CompileErrors."""
+    rel = _rel(root, path)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+        loader = _TableLoader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except UnicodeDecodeError as exc:
+        raise CompileError([Diagnostic(rel, 1, f"not UTF-8: {exc.reason}")]) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        raise CompileError([Diagnostic(rel, line, f"invalid YAML: {exc.problem}")]) from None
+    return SourceFile(path, rel, raw, data, line_map(node))
+
+
+def _table(root: Path, path: Path, cache: dict[Path, SourceFile]) -> Table:
+    source = read_yaml(root, path)
+    if not isinstance(source.data, dict) or not isinstance(source.data.get("$schema"), str):
+        raise CompileError([Diagnostic(source.rel, 1, "a rule table must name its schema in a top-level '$schema' key")])
+    schema_path = (path.parent / source.data["$schema"]).resolve()
+    if not schema_path.is_file():
+        line = source.lines.get("/$schema", 1)
+        raise CompileError([Diagnostic(source.rel, line, f"table schema not found: {source.data['$schema']}")])
+    if schema_path not in cache:
+        cache[schema_path] = read_json(root, schema_path)
+    return Table(source, cache[schema_path])
+
+
+def _domain_of(root: Path, table: Table) -> str | None:
+    parts = Path(table.schema.rel).parts
+    if len(parts) == 3 and parts[0] == "schemas" and parts[1] != TABLE_SCHEMA_DIR:
+        return parts[1]
+    return None
+
+
+def load(root: Path) -> Project:
+    """Read every input under ``root``; raise CompileError with all load problems found."""
+    root = root.resolve()
+    schemas_dir = root / "schemas"
+    if not schemas_dir.is_dir():
+        raise CompileError([Diagnostic("schemas", 0, f"no schemas/ directory under {root}")])
+    problems: list[Diagnostic] = []
+    cache: dict[Path, SourceFile] = {}
+    table_schemas: list[SourceFile] = []
+    for path in sorted((schemas_dir / TABLE_SCHEMA_DIR).glob("*" + SCHEMA_SUFFIX)):
+        try:
+            cache[path.resolve()] = read_json(root, path)
+            table_schemas.append(cache[path.resolve()])
+        except CompileError as exc:
+            problems.extend(exc.diagnostics)
+    domains: dict[str, tuple[list[SourceFile], list[Table]]] = {}
+    for domain_dir in sorted(p for p in schemas_dir.iterdir() if p.is_dir()):
+        if domain_dir.name == TABLE_SCHEMA_DIR or domain_dir.name.startswith((".", "_")):
+            continue
+        schemas, tables = domains.setdefault(domain_dir.name, ([], []))
+        for path in sorted(domain_dir.glob("*" + SCHEMA_SUFFIX)):
+            try:
+                sf = read_json(root, path)
+                cache[path.resolve()] = sf
+                schemas.append(sf)
+            except CompileError as exc:
+                problems.extend(exc.diagnostics)
+    for domain_dir in sorted(p for p in schemas_dir.iterdir() if p.is_dir()):
+        if domain_dir.name not in domains:
+            continue
+        for path in sorted(domain_dir.glob("*.yaml")):
+            try:
+                domains[domain_dir.name][1].append(_table(root, path, cache))
+            except CompileError as exc:
+                problems.extend(exc.diagnostics)
+    for name in ROOT_TABLES:
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            table = _table(root, path, cache)
+        except CompileError as exc:
+            problems.extend(exc.diagnostics)
+            continue
+        owner = _domain_of(root, table)
+        if owner is None or owner not in domains:
+            problems.append(Diagnostic(table.source.rel, 1, "a root table's $schema must point into schemas/<domain>/"))
+            continue
+        domains[owner][1].append(table)
+    if problems:
+        raise CompileError(sorted(problems))
+    return Project(
+        root=root,
+        domains=tuple(
+            Domain(name, tuple(schemas), tuple(sorted(tables, key=lambda t: t.source.rel)))
+            for name, (schemas, tables) in sorted(domains.items())
+        ),
+        table_schemas=tuple(table_schemas),
+    )

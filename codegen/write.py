@@ -1,0 +1,177 @@
+"""Write: put rendered outputs on disk, or (``--check``) say what is stale without writing.
+
+The compiler owns ``generated/``: files there that no input produces any more are removed.
+It owns only the marked sections of SPEC.md; everything else in that file is the author's.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codegen.render import Output, Plan, Section
+from codegen.stamp import read_python_stamp, sha256
+
+SPEC = "SPEC.md"
+GENERATED = "generated"
+_SECTION_RE = re.compile(
+    r"<!-- generated:(?P<name>[a-z0-9_-]+)(?P<meta>[^>]*)-->\n(?P<body>.*?)<!-- /generated:(?P=name) -->\n?",
+    re.DOTALL,
+)
+_META_RE = re.compile(r"rcs-inputs-sha256=(?P<inputs>[0-9a-f]{64}) rcs-body-sha256=(?P<body>[0-9a-f]{64})")
+
+
+@dataclass
+class Changes:
+    """What applying a plan changes: path -> (old text or None, new text or None)."""
+
+    files: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+
+    def diff(self) -> str:
+        """A unified diff of every change, in path order."""
+        chunks: list[str] = []
+        for rel in sorted(self.files):
+            old, new = self.files[rel]
+            chunks.extend(
+                difflib.unified_diff(
+                    (old or "").splitlines(keepends=True),
+                    (new or "").splitlines(keepends=True),
+                    fromfile=f"a/{rel}" if old is not None else "/dev/null",
+                    tofile=f"b/{rel}" if new is not None else "/dev/null",
+                )
+            )
+        return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
+
+
+def section_text(section: Section) -> str:
+    """A SPEC.md section with its stamped markers."""
+    return (
+        f"<!-- generated:{section.name} from {section.inputs} — do not edit; "
+        f"rcs-inputs-sha256={section.inputs_hash} rcs-body-sha256={sha256(section.body)} -->\n"
+        f"{section.body}<!-- /generated:{section.name} -->\n"
+    )
+
+
+def render_spec(old: str, sections: tuple[Section, ...]) -> str:
+    """SPEC.md with every generated section replaced, stale ones dropped, new ones appended."""
+    wanted = {s.name: s for s in sections}
+    placed: set[str] = set()
+
+    def replace(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name in wanted:
+            placed.add(name)
+            return section_text(wanted[name])
+        return ""
+
+    new = _SECTION_RE.sub(replace, old)
+    missing = [s for s in sections if s.name not in placed]
+    if missing:
+        if new and not new.endswith("\n"):
+            new += "\n"
+        new += "".join(f"\n### Generated: {s.name}\n\n{section_text(s)}" for s in missing)
+    return new
+
+
+def _existing_generated(root: Path) -> set[str]:
+    base = root / GENERATED
+    if not base.is_dir():
+        return set()
+    return {
+        p.relative_to(root).as_posix()
+        for p in base.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return None
+
+
+def is_fresh(root: Path, skeleton: Plan) -> bool:
+    """True when every output's stamp matches its inputs and body: nothing needs rendering."""
+    expected = {o.rel: o for o in skeleton.outputs}
+    if _existing_generated(root) != set(expected):
+        return False
+    for rel, output in expected.items():
+        text = _read(root / rel)
+        stamped = read_python_stamp(text) if text is not None else None
+        if stamped is None:
+            return False
+        stamp, body = stamped
+        if stamp.inputs_hash != output.inputs_hash or stamp.body_hash != sha256(body) or stamp.inputs != output.inputs:
+            return False
+    spec = _read(root / SPEC) or ""
+    found = {m["name"]: m for m in _SECTION_RE.finditer(spec)}
+    if set(found) != {s.name for s in skeleton.sections}:
+        return False
+    for section in skeleton.sections:
+        match = found[section.name]
+        meta = _META_RE.search(match["meta"])
+        if meta is None or meta["inputs"] != section.inputs_hash or meta["body"] != sha256(match["body"]):
+            return False
+        if f"from {section.inputs} " not in match["meta"]:
+            return False
+    return True
+
+
+def changes(root: Path, rendered: Plan) -> Changes:
+    """Every file that differs between disk and the rendered plan."""
+    result = Changes()
+    wanted: dict[str, str] = {o.rel: o.text() for o in rendered.outputs}
+    for rel in sorted(_existing_generated(root) | set(wanted)):
+        old = _read(root / rel) if (root / rel).exists() else None
+        if (root / rel).exists() and old is None:
+            old = "<binary or unreadable file>\n"
+        new = wanted.get(rel)
+        if old != new:
+            result.files[rel] = (old, new)
+    old_spec = _read(root / SPEC)
+    new_spec = render_spec(old_spec or "", rendered.sections)
+    if (old_spec or "") != new_spec:
+        result.files[SPEC] = (old_spec, new_spec)
+    return result
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def apply(root: Path, delta: Changes) -> tuple[int, int]:
+    """Write new and changed files, remove stale ones; returns (written, removed)."""
+    written = removed = 0
+    for rel, (_, new) in sorted(delta.files.items()):
+        path = root / rel
+        if new is None:
+            path.unlink(missing_ok=True)
+            removed += 1
+        else:
+            _atomic_write(path, new)
+            written += 1
+    generated = root / GENERATED
+    if generated.is_dir():
+        # Directories of deleted domains: drop them once empty (caches included).
+        for directory in sorted((p for p in generated.rglob("*") if p.is_dir()), reverse=True):
+            remaining = [p for p in directory.iterdir() if p.name != "__pycache__"]
+            if not remaining:
+                for cache in directory.glob("__pycache__"):
+                    for item in cache.iterdir():
+                        item.unlink()
+                    cache.rmdir()
+                directory.rmdir()
+    return written, removed
