@@ -1,6 +1,7 @@
 """``rcs codegen [--check] [--root DIR]``: load -> lint -> render -> write or check.
 
 Exit status: 0 up to date (or written), 1 lint errors or (with --check) stale outputs, 2 usage.
+The compiler's modules are imported inside ``run`` so that ``rcs --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -10,19 +11,23 @@ import sys
 import time
 from pathlib import Path
 
-from codegen import lint, render, sources, write
-from codegen.diagnostics import CompileError
-
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """Add the codegen options to ``parser`` (or a new one)."""
     parser = parser or argparse.ArgumentParser(prog="rcs codegen")
     parser.description = (
-        "Compile schemas/<domain>/*.schema.json and the YAML rule tables into strict Pydantic "
-        "models and dispatch tables under generated/, and refresh the generated sections of SPEC.md."
+        "Compile schemas/<domain>/*.schema.json and the YAML rule tables (claim_policy.yaml, "
+        "schemas/<domain>/*.yaml) into strict Pydantic models and dispatch tables under generated/, "
+        "and refresh the generated sections of SPEC.md. Problems are printed as file:line: message."
     )
-    parser.add_argument("--check", action="store_true", help="write nothing; print a diff of stale outputs and exit 1 if any")
-    parser.add_argument("--root", type=Path, default=Path("."), help="project root holding schemas/ (default: current directory)")
+    parser.add_argument(
+        "--check", action="store_true",
+        help="write nothing; print a unified diff of stale outputs and exit 1 if anything is stale",
+    )
+    parser.add_argument(
+        "--root", type=Path, default=Path("."),
+        help="project root holding schemas/ (default: the current directory)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     return parser
 
@@ -31,11 +36,18 @@ def run(root: Path, check: bool, quiet: bool = False) -> int:
     """Run the compiler on ``root``; returns the exit status."""
     started = time.perf_counter()
     try:
+        from codegen import lint, render, sources, write
+        from codegen.diagnostics import CompileError
+    except ImportError as exc:
+        print(f"rcs codegen: the compiler is not installed ({exc.name} is missing); "
+              "install it with: pip install 'rcs[codegen]'", file=sys.stderr)
+        return 2
+    try:
         project = sources.load(root)
         problems = lint.check(project)
         if problems:
             raise CompileError(problems)
-        if check and write.is_fresh(project.root, render.plan(project)):
+        if write.is_fresh(project.root, render.plan(project)):
             if not quiet:
                 print(f"rcs codegen: up to date ({time.perf_counter() - started:.2f}s)")
             return 0
@@ -56,10 +68,10 @@ def run(root: Path, check: bool, quiet: bool = False) -> int:
         return 0
     written, removed = write.apply(project.root, delta)
     if not quiet:
-        total = len(rendered.outputs) + len(rendered.sections)
         print(
-            f"rcs codegen: {total} outputs, {written} written, {removed} removed, "
-            f"{total - written} unchanged ({time.perf_counter() - started:.2f}s)"
+            f"rcs codegen: {written} file(s) written, {removed} removed, "
+            f"{len(rendered.outputs)} outputs and {len(rendered.sections)} SPEC.md sections in all "
+            f"({time.perf_counter() - started:.2f}s)"
         )
     return 0
 

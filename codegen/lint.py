@@ -25,7 +25,7 @@ from referencing.jsonschema import DRAFT202012
 
 from codegen.diagnostics import Diagnostic
 from codegen.positions import escape, line_of, pointer
-from codegen.sources import Project, SourceFile, Table
+from codegen.sources import Domain, Project, SourceFile, Table
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -212,6 +212,23 @@ def lint_table(table: Table, registry: Registry[Any]) -> Iterator[Diagnostic]:
         yield _diag(sf, "/default_mode", f"default_mode {data['default_mode']!r} is not a listed mode")
 
 
+REQUIRED_CODES = ("JSON_SYNTAX", "SCHEMA_VIOLATION")
+
+
+def _lint_domain_errors(domain: Domain) -> Iterator[Diagnostic]:
+    """A domain with artifact schemas reports parse and schema failures in its own classes."""
+    if not domain.schemas:
+        return
+    tables = [t for t in domain.tables if t.kind == "errors"]
+    if not tables:
+        yield Diagnostic(domain.schemas[0].rel, 1, f"domain {domain.name!r} has schemas but no errors.yaml table")
+        return
+    codes = {c.get("code") for c in tables[0].content.get("codes", []) if isinstance(c, dict)}
+    for code in REQUIRED_CODES:
+        if code not in codes:
+            yield Diagnostic(tables[0].source.rel, 1, f"the errors table must define {code} (used by rcs validate)")
+
+
 def build_registry(project: Project) -> Registry[Any]:
     """A referencing registry holding every schema under its $id and its file URI."""
     resources: list[tuple[str, Resource[Any]]] = []
@@ -243,6 +260,7 @@ def check(project: Project) -> list[Diagnostic]:
                     found.append(_diag(sf, "/$id", f"$id is also used by {other}"))
         for table in domain.tables:
             found.extend(lint_table(table, registry))
+        found.extend(_lint_domain_errors(domain))
     for sf in project.table_schemas:
         found.extend(lint_schema(sf, registry, artifact=False))
     return sorted(set(found))

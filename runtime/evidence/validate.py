@@ -1,0 +1,50 @@
+"""``validate_artifact``: the Python face of ``rcs validate`` for one artifact."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from generated._support import RcsError
+from generated.evidence.claim_policy_schema import ClaimPolicy
+from runtime import kinds, validation
+from runtime.evidence.store import EvidenceStore
+
+Source = str | bytes | os.PathLike[str]
+
+
+def _text(source: Source) -> str | bytes:
+    if isinstance(source, os.PathLike):
+        return Path(source).read_bytes()
+    return source
+
+
+def validate_artifact(
+    kind: str,
+    source: Source,
+    *,
+    evidence: EvidenceStore | None = None,
+    claim_policy: ClaimPolicy | None = None,
+) -> BaseModel:
+    """Validate JSON text (or a file, given as a Path) as an artifact of ``kind``.
+
+    Returns the strict model; raises the first violation (a ContractViolationError subclass).
+    ``kind`` is ``<domain>/<name>`` or a bare unambiguous ``<name>`` (R-GEN-7).
+    """
+    context = validation.Context(evidence=evidence, claim_policy=claim_policy)
+    return validation.validate(kinds.resolve(kind), _text(source), context)
+
+
+def iter_violations(
+    kind: str,
+    source: Source,
+    *,
+    evidence: EvidenceStore | None = None,
+    claim_policy: ClaimPolicy | None = None,
+) -> Iterator[RcsError]:
+    """Every violation of the artifact, in document order (empty when it is valid)."""
+    context = validation.Context(evidence=evidence, claim_policy=claim_policy)
+    return validation.violations(kinds.resolve(kind), _text(source), context)
