@@ -115,6 +115,7 @@ def render_models(domain: Domain) -> dict[str, str]:
             target_python_version=PythonVersion.PY_311,
             base_class="generated._support.StrictModel",
             collapse_root_models=True,
+            use_type_alias=True,
             enum_field_as_literal="all",
             field_constraints=True,
             use_annotated=True,

@@ -1,0 +1,245 @@
+"""Benchmark `rcs validate` against check-jsonschema on generated structured reports.
+
+    .venv/bin/python bench/validate.py [--count N] [--seed S] [--quick] [--repeat N] [--strict]
+
+Writes N (default 10,000; 1,000 with --quick) structured_report artifacts and one evidence bundle
+they all cite into a temporary directory. Every report is derived from one seed report built here:
+the seven sections in contract order, unique claim ids, every citation key used by a claim of its
+section, and every citation resolving to a snippet of the bundle. Texts, ids, claim counts and the
+cited snippets vary per file, deterministically (seeded random).
+
+First both tools must accept the whole set (exit 0). Then, in the same run, it times
+
+  rcs validate --evidence BUNDLE --kind structured_report DIR
+  check-jsonschema --schemafile schemas/evidence/structured_report.schema.json FILES...
+
+(check-jsonschema gets the files in as few batches as the OS argument limit allows; batch times
+are summed). Reported: files/second of each and the ratio. Bar: rcs >= 10x check-jsonschema.
+
+Note the two do not check the same thing: check-jsonschema only checks the JSON Schema, while
+rcs validate also enforces section order, the claim policy, citation keys and resolves every
+citation against the evidence bundle.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import random
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import ROOT, BenchError, Timing, bar, check_root, find_exe, main_wrapper, parser, repeats, run, table
+
+SECTIONS = ("intro", "background", "related_work", "methods", "comparison", "gaps", "conclusions")
+SCHEMA = Path("schemas/evidence/structured_report.schema.json")
+THROUGHPUT_BAR = 10.0
+WORDS = (
+    "agent retrieval evidence snippet benchmark baseline dataset ablation transformer citation corpus "
+    "survey latency recall precision grounding hallucination planner tool budget pipeline report "
+    "contract schema claim offset snapshot verification reproducibility"
+).split()
+
+
+# --- evidence bundle ---------------------------------------------------------------------------
+
+
+def sentence(rng: random.Random, low: int = 6, high: int = 14) -> str:
+    words = [rng.choice(WORDS) for _ in range(rng.randint(low, high))]
+    return " ".join(words).capitalize() + "."
+
+
+def build_bundle(rng: random.Random, n_snapshots: int = 24, per_snapshot: int = 4) -> dict[str, Any]:
+    """Snapshots with hashed raw_text and snippets that are exact slices of it (incl. non-ASCII)."""
+    snapshots: list[dict[str, Any]] = []
+    snippets: list[dict[str, Any]] = []
+    for s in range(n_snapshots):
+        paragraphs = [sentence(rng, 10, 30) for _ in range(per_snapshot + 2)]
+        if s % 3 == 0:
+            paragraphs[0] = "Résumé — naïve café ünïcode “quoted” text. " + paragraphs[0]
+        raw_text = "\n\n".join(paragraphs)
+        snapshot_id = f"snap-{s:03d}"
+        snapshots.append({
+            "snapshot_id": snapshot_id,
+            "source_meta": f"https://example.org/papers/{s:03d} (bench fixture)",
+            "content_hash": hashlib.sha256(raw_text.encode("utf-8")).hexdigest(),
+            "captured_at": f"2026-03-{1 + s % 28:02d}T09:{s % 60:02d}:00Z",
+            "raw_text": raw_text,
+        })
+        for k in range(per_snapshot):
+            start = raw_text.index(paragraphs[k + 1])
+            end = start + len(paragraphs[k + 1])
+            snippets.append({
+                "snippet_id": f"snip-{s:03d}-{k}",
+                "snapshot_id": snapshot_id,
+                "start_char": start,
+                "end_char": end,
+                "snippet_text": raw_text[start:end],
+            })
+    return {"snapshots": snapshots, "snippets": snippets}
+
+
+# --- reports -----------------------------------------------------------------------------------
+
+
+def seed_report() -> dict[str, Any]:
+    """The report every generated file is derived from (placeholders are filled per file)."""
+    sections = []
+    for name in SECTIONS:
+        sections.append({
+            "section": name,
+            "text": f"The {name.replace('_', ' ')} section.",
+            "claims": [
+                {"claim_id": f"{name}-1", "text": "Framing statement.", "severity": "trivial"},
+                {"claim_id": f"{name}-2", "text": "A finding from the literature.", "severity": "non_trivial",
+                 "citation_keys": [f"{name}-k1"]},
+            ],
+            "citations": {f"{name}-k1": {"snapshot_id": "?", "snippet_id": "?"}},
+        })
+    return {"sections": sections}
+
+
+def derive(seed: dict[str, Any], index: int, seed_value: int, snippets: list[dict[str, Any]]) -> dict[str, Any]:
+    """A valid variant of ``seed``: texts, ids, claim counts and cited snippets vary with ``index``."""
+    rng = random.Random(f"{seed_value}:{index}")
+    report = copy.deepcopy(seed)
+    prefix = f"r{index:06d}"
+    for section in report["sections"]:
+        name = section["section"]
+        section["text"] = f"{section['text']} {sentence(rng)}"
+        claims: list[dict[str, Any]] = []
+        citations: dict[str, dict[str, Any]] = {}
+        templates = section["claims"] + [copy.deepcopy(section["claims"][1]) for _ in range(rng.randint(0, 3))]
+        for c, template in enumerate(templates):
+            claim: dict[str, Any] = {
+                "claim_id": f"{prefix}-{name}-c{c}",
+                "text": f"{template['text']} {sentence(rng)}",
+                "severity": template["severity"],
+            }
+            if template["severity"] == "non_trivial" or rng.random() < 0.3:
+                keys = [f"{name}-{prefix}-k{c}-{j}" for j in range(rng.randint(1, 3))]
+                claim["citation_keys"] = keys
+                for key in keys:
+                    snippet = rng.choice(snippets)
+                    ref: dict[str, Any] = {"snapshot_id": snippet["snapshot_id"], "snippet_id": snippet["snippet_id"]}
+                    if rng.random() < 0.25:  # a narrower span inside the snippet
+                        start = rng.randrange(snippet["start_char"], snippet["end_char"] - 1)
+                        ref["start_char"] = start
+                        ref["end_char"] = rng.randrange(start + 1, snippet["end_char"] + 1)
+                    citations[key] = ref
+            claims.append(claim)
+        section["claims"] = claims
+        section["citations"] = citations
+    return report
+
+
+def write_set(work: Path, count: int, seed_value: int) -> tuple[Path, Path, list[str]]:
+    """The bundle, the reports directory and the report paths relative to ``work``."""
+    rng = random.Random(seed_value)
+    bundle = build_bundle(rng)
+    bundle_path = work / "evidence_bundle.json"
+    bundle_path.write_text(json.dumps(bundle, ensure_ascii=False, indent=1), encoding="utf-8")
+    reports = work / "reports"
+    reports.mkdir()
+    seed = seed_report()
+    rel: list[str] = []
+    for i in range(count):
+        name = f"reports/report-{i:06d}.json"
+        (work / name).write_text(
+            json.dumps(derive(seed, i, seed_value, bundle["snippets"]), ensure_ascii=False, indent=1),
+            encoding="utf-8",
+        )
+        rel.append(name)
+    return bundle_path, reports, rel
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+def arg_batches(fixed: list[str], files: list[str]) -> list[list[str]]:
+    """Split ``files`` so each command line stays well under the OS argument limit."""
+    try:
+        arg_max = os.sysconf("SC_ARG_MAX")
+    except (ValueError, OSError, AttributeError):
+        arg_max = 32_000  # conservative (Windows command lines)
+    env_size = sum(len(k) + len(v) + 2 for k, v in os.environ.items())
+    budget = max(8_000, (arg_max - env_size) // 2 - sum(len(a) + 1 for a in fixed))
+    batches: list[list[str]] = [[]]
+    used = 0
+    for f in files:
+        cost = len(f) + 1 + 8  # +8: the argv pointer
+        if batches[-1] and used + cost > budget:
+            batches.append([])
+            used = 0
+        batches[-1].append(f)
+        used += cost
+    return batches
+
+
+def bench() -> bool:
+    p = parser(__doc__.splitlines()[0])
+    p.add_argument("--count", type=int, help="number of reports (default 10000; 1000 with --quick)")
+    p.add_argument("--seed", type=int, default=20260314, help="random seed for the generated set")
+    args = p.parse_args()
+    check_root()
+    rcs = find_exe("rcs")
+    cj = find_exe("check-jsonschema")
+    count = args.count if args.count is not None else (1_000 if args.quick else 10_000)
+    if count < 1:
+        raise BenchError("--count must be at least 1")
+    n = repeats(args, full=3, quick=1)
+    schema = ROOT / SCHEMA
+
+    with tempfile.TemporaryDirectory(prefix="rcs-bench-validate-") as tmp:
+        work = Path(tmp)
+        bundle, reports, files = write_set(work, count, args.seed)
+        size = sum((work / f).stat().st_size for f in files)
+        rcs_cmd = [rcs, "validate", "--evidence", bundle.name, "--kind", "structured_report", reports.name]
+        cj_fixed = [str(cj), "--schemafile", str(schema)]
+        batches = arg_batches(cj_fixed, files)
+
+        # Both must accept the whole set before anything is timed (doubles as the warm-up).
+        run(rcs_cmd, cwd=work)
+        for batch in batches:
+            run([*cj_fixed, *batch], cwd=work)
+
+        def cj_run() -> float:
+            return sum(run([*cj_fixed, *batch], cwd=work) for batch in batches)
+
+        rcs_times: list[float] = []
+        cj_times: list[float] = []
+        for _ in range(n):  # interleaved, so drift in machine load hits both alike
+            rcs_times.append(run(rcs_cmd, cwd=work))
+            cj_times.append(cj_run())
+
+    rcs_t = Timing("rcs validate --evidence B --kind structured_report DIR", rcs_times)
+    cj_t = Timing(f"check-jsonschema --schemafile ... FILES ({len(batches)} batch{'es' if len(batches) > 1 else ''})",
+                  cj_times)
+    rcs_fps = count / rcs_t.median
+    cj_fps = count / cj_t.median
+    ratio = rcs_fps / cj_fps
+
+    print(f"rcs validate benchmark ({'quick' if args.quick else 'full'}; {count} structured reports, "
+          f"{size / 1e6:.1f} MB, seed {args.seed}; both exit 0 on the set)")
+    print()
+    print(table(
+        ["measurement", "median", "min", "max", "runs", "files/s"],
+        [[t.label, f"{t.median:.3f}s", f"{t.low:.3f}s", f"{t.high:.3f}s", str(len(t.samples)), f"{count / t.median:,.0f}"]
+         for t in (rcs_t, cj_t)],
+    ))
+    print()
+    print(f"throughput ratio rcs / check-jsonschema = {ratio:.1f}x")
+    print()
+    print("bars:")
+    return bar("rcs >= 10x check-jsonschema", ratio >= THROUGHPUT_BAR,
+               f"{rcs_fps:,.0f} vs {cj_fps:,.0f} files/s = {ratio:.1f}x")
+
+
+if __name__ == "__main__":
+    main_wrapper(bench)
