@@ -1,0 +1,196 @@
+"""Every lint rule fails the build with ``file:line: message`` (R-GEN-2 and the house rules)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from codegen.cli import run
+
+
+def compile_errors(root: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    status = run(root, check=True, quiet=True)
+    err = capsys.readouterr().err
+    assert status == 1, err
+    assert err.strip().endswith("problem(s); nothing written")
+    return err.strip().splitlines()[:-1]
+
+
+def edit_json(path: Path, change: object) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)  # type: ignore[operator]
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def line_of(path: Path, needle: str) -> int:
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in line:
+            return number
+    raise AssertionError(needle)
+
+
+def test_clean_tree_has_no_problems(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(project, check=True) == 0
+    assert "up to date" in capsys.readouterr().out
+
+
+def test_object_without_additional_properties_false(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = project / "schemas/evidence/literature_map.schema.json"
+    edit_json(schema, lambda d: d["$defs"]["MapEdge"].pop("additionalProperties"))
+    line = line_of(schema, '"MapEdge"')
+    assert compile_errors(project, capsys) == [
+        f"schemas/evidence/literature_map.schema.json:{line}: object schema with properties must say "
+        "'additionalProperties: false'"
+    ]
+
+
+def test_map_must_state_additional_properties(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = project / "schemas/evidence/literature_map.schema.json"
+    edit_json(schema, lambda d: d["$defs"]["MapNode"]["properties"]["metadata"].pop("additionalProperties"))
+    errors = compile_errors(project, capsys)
+    assert len(errors) == 1 and "map schema must say 'additionalProperties'" in errors[0]
+    line = line_of(schema, '"metadata": {')
+    assert errors[0].startswith(f"schemas/evidence/literature_map.schema.json:{line}:")
+
+
+@pytest.mark.parametrize("shorthand", ["\\d", "\\w", "\\s", "\\S"])
+def test_pattern_shorthands_are_rejected(project: Path, capsys: pytest.CaptureFixture[str], shorthand: str) -> None:
+    schema = project / "schemas/evidence/evidence_bundle.schema.json"
+    edit_json(schema, lambda d: d["$defs"]["EvidenceSnapshot"]["properties"]["content_hash"].update(pattern=f"^{shorthand}+$"))
+    errors = compile_errors(project, capsys)
+    line = line_of(schema, '"pattern"')
+    assert errors == [
+        f"schemas/evidence/evidence_bundle.schema.json:{line}: pattern uses {shorthand}, "
+        "which differs across regex dialects; spell the class out"
+    ]
+
+
+def test_escaped_backslash_is_not_a_shorthand(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = project / "schemas/evidence/evidence_bundle.schema.json"
+    edit_json(schema, lambda d: d["$defs"]["EvidenceSnapshot"]["properties"]["content_hash"].update(pattern="^[a-f]\\\\d$"))
+    assert run(project, check=True, quiet=True) in (0, 1)
+    assert "pattern uses" not in capsys.readouterr().err
+
+
+def test_metaschema_and_ref_and_id(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = project / "schemas/evidence/experiment_plan.schema.json"
+
+    def change(d: dict) -> None:  # type: ignore[type-arg]
+        d.pop("$id")
+        d["properties"]["hypothesis"] = {"$ref": "structured_report.schema.json#/$defs/Nope"}
+        d["$defs"]["TextList"]["minItems"] = "one"
+
+    edit_json(schema, change)
+    errors = compile_errors(project, capsys)
+    text = "\n".join(errors)
+    assert "every schema file needs an '$id'" in text
+    assert "$ref does not resolve: structured_report.schema.json#/$defs/Nope" in text
+    assert "not a valid 2020-12 schema: 'one' is not of type 'integer'" in text
+    assert all(e.startswith("schemas/evidence/experiment_plan.schema.json:") for e in errors)
+
+
+def test_artifact_schema_needs_title_and_optional_schema_property(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = project / "schemas/evidence/literature_map.schema.json"
+
+    def change(d: dict) -> None:  # type: ignore[type-arg]
+        d.pop("title")
+        d["required"].append("$schema")
+
+    edit_json(schema, change)
+    text = "\n".join(compile_errors(project, capsys))
+    assert "needs a 'title'" in text and "'$schema' must be optional (R-GEN-4)" in text
+
+
+def test_invalid_json_schema_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "schemas/evidence/literature_map.schema.json").write_text('{\n  "a": 1,\n  oops\n}\n')
+    assert compile_errors(project, capsys) == [
+        "schemas/evidence/literature_map.schema.json:3: invalid JSON: Expecting property name enclosed in double quotes"
+    ]
+
+
+def test_table_is_validated_against_its_schema(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = project / "schemas/evidence/budgets.yaml"
+    text = table.read_text().replace("measure: clock", "measure: sundial")
+    table.write_text(text)
+    errors = compile_errors(project, capsys)
+    assert errors == [
+        f"schemas/evidence/budgets.yaml:{line_of(table, 'sundial')}: 'sundial' is not one of ['charge', 'clock', "
+        "'per_stage'] (table schema schemas/tables/budgets.schema.json)"
+    ]
+
+
+def test_duplicate_code_in_table(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = project / "schemas/evidence/report.yaml"
+    table.write_text(table.read_text() + "  - intro\n")
+    errors = compile_errors(project, capsys)
+    assert errors == [f"schemas/evidence/report.yaml:{len(table.read_text().splitlines())}: 'intro' is listed twice (first as item 0)"]
+
+
+def test_duplicate_error_code_and_severity(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    errors_yaml = project / "schemas/evidence/errors.yaml"
+    errors_yaml.write_text(errors_yaml.read_text() + (
+        "  - code: URL_ONLY_REF\n    class: EvidenceValidationError\n    message: again\n"
+    ))
+    policy = project / "claim_policy.yaml"
+    policy.write_text(policy.read_text() + "  - name: trivial\n    citation_required: true\n")
+    text = "\n".join(compile_errors(project, capsys))
+    assert re.search(r"claim_policy.yaml:\d+: name 'trivial' is listed twice", text)
+    assert re.search(r"schemas/evidence/errors.yaml:\d+: code 'URL_ONLY_REF' is listed twice", text)
+
+
+def test_placeholder_must_be_a_field(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = project / "schemas/evidence/errors.yaml"
+    text = table.read_text().replace(
+        'message: "Unknown snippet_id in EvidenceStore: snippet_id={snippet_id}"',
+        'message: "Unknown snippet_id in EvidenceStore: snippet_id={snippet}"',
+    )
+    table.write_text(text)
+    line = line_of(table, "snippet_id={snippet}")
+    assert compile_errors(project, capsys) == [
+        f"schemas/evidence/errors.yaml:{line}: template placeholder {{snippet}} is not a field the error carries"
+    ]
+
+
+def test_code_needs_a_message_and_known_class(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = project / "schemas/evidence/errors.yaml"
+    table.write_text(table.read_text() + "  - code: NEW_ONE\n    class: MadeUpError\n")
+    text = "\n".join(compile_errors(project, capsys))
+    assert "'message' is a required property" in text
+
+
+def test_unknown_class(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = project / "schemas/evidence/errors.yaml"
+    table.write_text(table.read_text() + "  - code: NEW_ONE\n    class: MadeUpError\n    message: hi\n")
+    text = "\n".join(compile_errors(project, capsys))
+    assert re.search(r"errors.yaml:\d+: code NEW_ONE names unknown class 'MadeUpError'", text)
+
+
+def test_yaml_duplicate_key_and_syntax(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = project / "schemas/evidence/report.yaml"
+    report.write_text(report.read_text() + "section_order: []\n")
+    budgets = project / "schemas/evidence/budgets.yaml"
+    budgets.write_text("$schema: ../tables/budgets.schema.json\nbudgets: [\n")
+    errors = compile_errors(project, capsys)
+    assert errors[0].startswith("schemas/evidence/budgets.yaml:3: invalid YAML")
+    assert errors[1] == (
+        f"schemas/evidence/report.yaml:{len(report.read_text().splitlines())}: invalid YAML: "
+        "duplicate key 'section_order' (first at line 3)"
+    )
+
+
+def test_table_must_name_its_schema(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "schemas/evidence/extra.yaml").write_text("a: 1\n")
+    assert compile_errors(project, capsys) == [
+        "schemas/evidence/extra.yaml:1: a rule table must name its schema in a top-level '$schema' key"
+    ]
+
+
+def test_domain_errors_table_needs_schema_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = project / "schemas/evidence/errors.yaml"
+    table.write_text(table.read_text().replace("code: JSON_SYNTAX", "code: JSON_BROKEN"))
+    assert compile_errors(project, capsys) == [
+        "schemas/evidence/errors.yaml:1: the errors table must define JSON_SYNTAX (used by rcs validate)"
+    ]
