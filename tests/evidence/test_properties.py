@@ -1,0 +1,181 @@
+"""Property tests: whatever the input, a contract error or success, never a crash (hypothesis)."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from runtime.cli import main
+from runtime.evidence import (
+    BudgetPolicy,
+    BudgetTracker,
+    ContractViolationError,
+    EvidenceStore,
+    PartialResult,
+    iter_violations,
+    validate_artifact,
+)
+from tests.conftest import ROOT
+
+EXAMPLES = ROOT / "examples" / "evidence"
+BUNDLE = EXAMPLES / "bundle.json"
+GOLDEN = {
+    "evidence/literature_map": EXAMPLES / "valid" / "literature_map.json",
+    "evidence/structured_report": EXAMPLES / "valid" / "structured_report.json",
+    "evidence/experiment_plan": EXAMPLES / "valid" / "experiment_plan.json",
+    "evidence/evidence_bundle": BUNDLE,
+}
+DOCS = {kind: json.loads(path.read_text(encoding="utf-8")) for kind, path in GOLDEN.items()}
+STORE = EvidenceStore.read(BUNDLE)
+ERROR_NAMES = {
+    "SchemaViolationError", "ArtifactIntegrityError", "EvidenceValidationError", "ClaimPolicyViolationError",
+}
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+json_scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=20)
+json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=8)
+
+
+def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a value inside a JSON document."""
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            found.extend(paths(sub, (*prefix, key)))
+    elif isinstance(value, list):
+        for index, sub in enumerate(value):
+            found.extend(paths(sub, (*prefix, index)))
+    return found
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[str, str]:
+    """A golden document with one mutation: drop, retype, flip, duplicate, or raw byte damage."""
+    kind = draw(st.sampled_from(sorted(DOCS)))
+    doc = copy.deepcopy(DOCS[kind])
+    how = draw(st.sampled_from(["drop", "retype", "flip", "duplicate", "bytes", "truncate"]))
+    if how in ("bytes", "truncate"):
+        text = json.dumps(doc, ensure_ascii=False)
+        cut = draw(st.integers(0, len(text)))
+        if how == "truncate":
+            return kind, text[:cut]
+        junk = draw(st.text(max_size=5))
+        return kind, text[:cut] + junk + text[cut + len(junk):]
+    target = draw(st.sampled_from(paths(doc)[1:]))
+    parent = doc
+    for part in target[:-1]:
+        parent = parent[part]
+    last = target[-1]
+    if how == "drop":
+        del parent[last]
+    elif how == "retype":
+        parent[last] = draw(json_values)
+    elif how == "flip":
+        value = parent[last]
+        if isinstance(value, bool):
+            parent[last] = not value
+        elif isinstance(value, int | float):
+            parent[last] = -value - 1
+        elif isinstance(value, str):
+            parent[last] = value[::-1] + draw(st.text(max_size=3))
+        else:
+            parent[last] = type(value)()
+    elif isinstance(parent, list):
+        parent.insert(last, copy.deepcopy(parent[last]))
+    else:
+        parent[last + "_copy" if isinstance(last, str) else last] = copy.deepcopy(parent[last])
+    return kind, json.dumps(doc, ensure_ascii=False)
+
+
+@SETTINGS
+@given(case=mutated())
+def test_validate_artifact_raises_only_contract_errors(case: tuple[str, str]) -> None:
+    kind, text = case
+    evidence = None if kind.endswith("evidence_bundle") else STORE
+    try:
+        validate_artifact(kind, text, evidence=evidence)
+    except ContractViolationError as error:
+        assert str(error)
+        assert type(error).__name__ in ERROR_NAMES
+        first = next(iter(iter_violations(kind, text, evidence=evidence)))
+        assert (type(first), str(first)) == (type(error), str(error))
+    else:
+        assert list(iter_violations(kind, text, evidence=evidence)) == []
+
+
+@SETTINGS
+@given(case=mutated())
+def test_cli_exits_0_1_or_2_without_traceback(case: tuple[str, str], tmp_path_factory: Any) -> None:
+    kind, text = case
+    path: Path = tmp_path_factory.mktemp("m") / "artifact.json"
+    path.write_text(text, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    args = ["validate", "--kind", kind, "--format", "json", str(path)]
+    if not kind.endswith("evidence_bundle"):
+        args[1:1] = ["--evidence", str(BUNDLE)]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(args)
+    assert status in (0, 1, 2), err.getvalue()
+    assert "Traceback" not in err.getvalue() and "internal error" not in err.getvalue()
+    [result] = json.loads(out.getvalue())
+    assert result["valid"] is (status == 0)
+    assert all(e["error"] in ERROR_NAMES and e["message"] for e in result["errors"])
+
+
+@SETTINGS
+@given(raw=st.binary(max_size=200))
+def test_random_bytes_never_crash(raw: bytes, tmp_path_factory: Any) -> None:
+    path: Path = tmp_path_factory.mktemp("b") / "junk.json"
+    path.write_bytes(raw)
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        assert main(["validate", str(path)]) in (0, 1, 2)
+        assert main(["validate", "--kind", "structured_report", str(path)]) in (1, 2)
+    assert "internal error" not in err.getvalue()
+
+
+budget_names = st.sampled_from(
+    ["max_connector_calls", "max_time_seconds", "max_tokens", "max_retries_per_stage",
+     "max_evidence_items_ingested", "max_bogus"]
+)
+amounts = st.integers(-2, 50) | st.floats(-1, 50) | st.just(math.inf) | st.booleans()
+
+
+@SETTINGS
+@given(
+    mode=st.sampled_from(["fail", "finalize_partial"]),
+    limits=st.lists(st.integers(0, 40), min_size=4, max_size=4),
+    seconds=st.floats(0, 20),
+    steps=st.lists(st.tuples(budget_names, amounts, st.none() | st.sampled_from(["a", "b"]), st.floats(0, 3)), max_size=25),
+)
+def test_budget_tracker_never_overspends(mode: str, limits: list[int], seconds: float, steps: list[Any]) -> None:
+    policy = BudgetPolicy(max_connector_calls=limits[0], max_time_seconds=seconds, max_tokens=limits[1],
+                          max_retries_per_stage=limits[2], max_evidence_items_ingested=limits[3], mode=mode)  # type: ignore[arg-type]
+    now = [0.0]
+    tracker = BudgetTracker(policy, clock=lambda: now[0])
+    sticky: PartialResult | None = None
+    for name, amount, stage, tick in steps:
+        now[0] += tick
+        try:
+            result = tracker.charge(name, amount, stage)
+        except ContractViolationError as error:
+            assert type(error).__name__ in ("BudgetExceededError", "BudgetUsageError")
+            continue
+        if sticky is not None:
+            assert result is sticky
+        elif result is not None:
+            assert mode == "finalize_partial" and result.reason.startswith("Budget exceeded: ")
+            sticky = result
+    for name, limit in (("max_connector_calls", limits[0]), ("max_tokens", limits[1]),
+                        ("max_evidence_items_ingested", limits[3])):
+        assert tracker.used(name) <= limit
+    for stage in ("a", "b"):
+        assert tracker.used("max_retries_per_stage", stage) <= limits[2]

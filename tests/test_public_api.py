@@ -1,0 +1,39 @@
+"""The public API is pinned: names, the exception tree, and where each error class comes from."""
+
+from __future__ import annotations
+
+import runtime.evidence as evidence
+from generated._support import RcsError
+
+
+def test_evidence_public_names() -> None:
+    assert sorted(evidence.__all__) == [
+        "ArtifactIntegrityError", "BudgetExceededError", "BudgetPolicy", "BudgetTracker", "BudgetUsageError",
+        "ClaimPolicy", "ClaimPolicyViolationError", "ContractViolationError", "EvidenceBundle", "EvidenceRef",
+        "EvidenceSnapshot", "EvidenceSnippet", "EvidenceStore", "EvidenceStoreRequiredError",
+        "EvidenceValidationError", "ExperimentPlan", "LiteratureMap", "PartialResult", "SchemaViolationError",
+        "StructuredReport", "content_hash", "iter_violations", "load_claim_policy", "validate_artifact",
+    ]
+    for name in evidence.__all__:
+        assert getattr(evidence, name) is not None
+
+
+def test_exception_tree() -> None:
+    base = evidence.ContractViolationError
+    assert base.__mro__[1] is RcsError and issubclass(RcsError, Exception)
+    leaves = [
+        evidence.SchemaViolationError, evidence.ArtifactIntegrityError, evidence.EvidenceValidationError,
+        evidence.ClaimPolicyViolationError, evidence.BudgetExceededError, evidence.BudgetUsageError,
+        evidence.EvidenceStoreRequiredError,
+    ]
+    for leaf in leaves:
+        assert leaf.__bases__ == (base,), leaf
+        assert leaf.__module__ == "generated.evidence.errors"
+    assert not any(issubclass(leaf, (KeyError, ValueError)) for leaf in leaves)
+
+
+def test_exception_tree_is_drawn_in_the_docstring() -> None:
+    doc = evidence.__doc__ or ""
+    for name in ("ContractViolationError", "SchemaViolationError", "ArtifactIntegrityError", "EvidenceValidationError",
+                 "ClaimPolicyViolationError", "BudgetExceededError", "BudgetUsageError", "EvidenceStoreRequiredError"):
+        assert name in doc
