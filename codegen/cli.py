@@ -21,11 +21,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         "and refresh the generated sections of SPEC.md. Problems are printed as file:line: message."
     )
     parser.add_argument(
-        "--check", action="store_true",
+        "--check",
+        action="store_true",
         help="write nothing; print a unified diff of stale outputs and exit 1 if anything is stale",
     )
     parser.add_argument(
-        "--root", type=Path, default=Path("."),
+        "--root",
+        type=Path,
+        default=Path("."),
         help="project root holding schemas/ (default: the current directory)",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
@@ -39,8 +42,11 @@ def run(root: Path, check: bool, quiet: bool = False) -> int:
         from codegen import lint, render, sources, write
         from codegen.diagnostics import CompileError
     except ImportError as exc:
-        print(f"rcs codegen: the compiler is not installed ({exc.name} is missing); "
-              "install it with: pip install 'rcs[codegen]'", file=sys.stderr)
+        print(
+            f"rcs codegen: the compiler is not installed ({exc.name} is missing); "
+            "install it with: pip install 'rcs[codegen]'",
+            file=sys.stderr,
+        )
         return 2
     try:
         project = sources.load(root)

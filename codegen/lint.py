@@ -33,8 +33,16 @@ _SHORTHANDS = set("dwsDWS")
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_ONE = (
-    "items", "additionalProperties", "not", "if", "then", "else", "contains",
-    "propertyNames", "unevaluatedItems", "unevaluatedProperties",
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
 )
 
 
@@ -114,13 +122,17 @@ def lint_schema(sf: SourceFile, registry: Registry[Any], artifact: bool) -> Iter
             patterns.extend((f"{ptr}/patternProperties/{escape(k)}", k) for k in sub["patternProperties"])
         for where, regex in patterns:
             for short in shorthand_escapes(regex):
-                yield _diag(sf, where, f"pattern uses {short}, which differs across regex dialects; spell the class out")
+                yield _diag(
+                    sf, where, f"pattern uses {short}, which differs across regex dialects; spell the class out"
+                )
     if artifact:
         if not isinstance(schema.get("title"), str):
             yield _diag(sf, "", "a top-level artifact schema needs a 'title' (it names the model class)")
         props = schema.get("properties")
         if not isinstance(props, dict) or "$schema" not in props:
-            yield _diag(sf, "/properties", "a top-level artifact schema must allow an optional '$schema' string (R-GEN-4)")
+            yield _diag(
+                sf, "/properties", "a top-level artifact schema must allow an optional '$schema' string (R-GEN-4)"
+            )
         elif "$schema" in schema.get("required", []):
             yield _diag(sf, "/required", "'$schema' must be optional (R-GEN-4)")
 
@@ -243,7 +255,7 @@ def build_registry(project: Project) -> Registry[Any]:
 
 def _no_retrieval(uri: str) -> Resource[Any]:
     # Nothing downloads at run time: an unknown URI is simply unresolvable.
-    raise NoSuchResource(ref=uri)
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs-made __init__
 
 
 def check(project: Project) -> list[Diagnostic]:

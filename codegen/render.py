@@ -99,12 +99,9 @@ def render_models(domain: Domain) -> dict[str, str]:
     """Model module bodies of one domain, keyed by module name."""
     if not domain.schemas:
         return {}
-    from datamodel_code_generator import (
-        DataModelType,
-        InputFileType,
-        PythonVersion,
-        generate,
-    )
+    from datamodel_code_generator import DatetimeClassType, InputFileType, LiteralType, generate
+    from datamodel_code_generator.enums import DataModelType
+    from datamodel_code_generator.format import Formatter, PythonVersion
 
     directory = domain.schemas[0].path.parent
     try:
@@ -116,7 +113,7 @@ def render_models(domain: Domain) -> dict[str, str]:
             base_class="generated._support.StrictModel",
             collapse_root_models=True,
             use_type_alias=True,
-            enum_field_as_literal="all",
+            enum_field_as_literal=LiteralType.All,
             field_constraints=True,
             use_annotated=True,
             use_double_quotes=True,
@@ -125,8 +122,8 @@ def render_models(domain: Domain) -> dict[str, str]:
             use_schema_description=True,
             strict_nullable=True,
             disable_timestamp=True,
-            formatters=["builtin"],
-            output_datetime_class="AwareDatetime",
+            formatters=[Formatter.BUILTIN],
+            output_datetime_class=DatetimeClassType.Awaredatetime,
             custom_file_header=_DMCG_HEADER,
             allow_remote_refs=False,
         )
@@ -144,7 +141,7 @@ def render_models(domain: Domain) -> dict[str, str]:
 
 def _strip_dmcg_header(text: str) -> str:
     if text.startswith(_DMCG_HEADER):
-        text = text[len(_DMCG_HEADER):]
+        text = text[len(_DMCG_HEADER) :]
     return "\n" + text.lstrip("\n")
 
 
@@ -210,9 +207,7 @@ def render_table(env: Any, domain: Domain, table: Table, suffix: str) -> str:
     if table.kind == "errors":
         extra["tree"] = exception_tree(data)
     template = env.get_template(f"{table.kind}{suffix}")
-    text: str = template.render(
-        domain=domain.name, source=table.source.rel, table=data, raw_json=_py(data), **extra
-    )
+    text: str = template.render(domain=domain.name, source=table.source.rel, table=data, raw_json=_py(data), **extra)
     return text
 
 
@@ -239,14 +234,16 @@ def render(project: Project) -> Plan:
             if title not in _CLASS_RE.findall(modules[module]):
                 raise CompileError([Diagnostic(schema.rel, 1, f"no model class named after the title {title!r}")])
             bodies[f"{base}/{module}.py"] = modules[module]
-            kinds.append({
-                "kind": f"{domain.name}/{schema.path.name[: -len(SCHEMA_SUFFIX)]}",
-                "domain": domain.name,
-                "name": schema.path.name[: -len(SCHEMA_SUFFIX)],
-                "module": f"generated.{domain.name}.{module}",
-                "model": title,
-                "schema": schema.rel,
-            })
+            kinds.append(
+                {
+                    "kind": f"{domain.name}/{schema.path.name[: -len(SCHEMA_SUFFIX)]}",
+                    "domain": domain.name,
+                    "name": schema.path.name[: -len(SCHEMA_SUFFIX)],
+                    "module": f"generated.{domain.name}.{module}",
+                    "model": title,
+                    "schema": schema.rel,
+                }
+            )
         for table in domain.tables:
             bodies[f"{base}/{table.source.stem}.py"] = render_table(env, domain, table, ".py.j2")
             if (TEMPLATES / f"{table.kind}.md.j2").is_file():
@@ -261,10 +258,6 @@ def render(project: Project) -> Plan:
     )
     bodies["generated/_support.py"] = env.get_template("support.py.j2").render()
     bodies["generated/kinds.py"] = env.get_template("kinds.py.j2").render(kinds=sorted(kinds, key=lambda k: k["kind"]))
-    outputs = tuple(
-        Output(o.rel, o.inputs, o.inputs_hash, bodies[o.rel]) for o in skeleton.outputs
-    )
-    sections = tuple(
-        Section(s.name, s.inputs, s.inputs_hash, section_bodies[s.name]) for s in skeleton.sections
-    )
+    outputs = tuple(Output(o.rel, o.inputs, o.inputs_hash, bodies[o.rel]) for o in skeleton.outputs)
+    sections = tuple(Section(s.name, s.inputs, s.inputs_hash, section_bodies[s.name]) for s in skeleton.sections)
     return Plan(outputs, sections)

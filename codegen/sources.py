@@ -160,7 +160,9 @@ def read_yaml(root: Path, path: Path) -> SourceFile:
 def _table(root: Path, path: Path, cache: dict[Path, SourceFile]) -> Table:
     source = read_yaml(root, path)
     if not isinstance(source.data, dict) or not isinstance(source.data.get("$schema"), str):
-        raise CompileError([Diagnostic(source.rel, 1, "a rule table must name its schema in a top-level '$schema' key")])
+        raise CompileError(
+            [Diagnostic(source.rel, 1, "a rule table must name its schema in a top-level '$schema' key")]
+        )
     schema_path = (path.parent / source.data["$schema"]).resolve()
     if not schema_path.is_file():
         line = source.lines.get("/$schema", 1)
@@ -196,7 +198,7 @@ def load(root: Path) -> Project:
     for domain_dir in sorted(p for p in schemas_dir.iterdir() if p.is_dir()):
         if domain_dir.name == TABLE_SCHEMA_DIR or domain_dir.name.startswith((".", "_")):
             continue
-        schemas, tables = domains.setdefault(domain_dir.name, ([], []))
+        schemas, _ = domains.setdefault(domain_dir.name, ([], []))
         for path in sorted(domain_dir.glob("*" + SCHEMA_SUFFIX)):
             try:
                 sf = read_json(root, path)

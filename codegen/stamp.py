@@ -79,4 +79,4 @@ def read_python_stamp(text: str) -> tuple[Stamp, str] | None:
     match = HEADER_RE.match(text)
     if match is None:
         return None
-    return Stamp(match["inputs"], match["inputs_hash"], match["body_hash"]), text[match.end():]
+    return Stamp(match["inputs"], match["inputs_hash"], match["body_hash"]), text[match.end() :]

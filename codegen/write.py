@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codegen.render import Output, Plan, Section
+from codegen.render import Plan, Section
 from codegen.stamp import read_python_stamp, sha256
 
 SPEC = "SPEC.md"
@@ -81,11 +81,7 @@ def _existing_generated(root: Path) -> set[str]:
     base = root / GENERATED
     if not base.is_dir():
         return set()
-    return {
-        p.relative_to(root).as_posix()
-        for p in base.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
+    return {p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 
 
 def _read(path: Path) -> str | None:

@@ -380,9 +380,7 @@ def build_bundle() -> Json:
     for snippet_id, snapshot_id, sentence, risky in SNIPPET_SPECS:
         raw = texts[snapshot_id]
         if raw.count(sentence) != 1:
-            raise SystemExit(
-                f"{snippet_id}: sentence occurs {raw.count(sentence)} times in {snapshot_id}"
-            )
+            raise SystemExit(f"{snippet_id}: sentence occurs {raw.count(sentence)} times in {snapshot_id}")
         start = raw.index(sentence)  # code points, as Python slicing counts them
         end = start + len(sentence)
         assert raw[start:end] == sentence
@@ -418,9 +416,7 @@ class Refs:
         if phrase is not None:
             text = snippet["snippet_text"]
             if text.count(phrase) != 1:
-                raise SystemExit(
-                    f"{snippet_id}: phrase {phrase!r} occurs {text.count(phrase)} times"
-                )
+                raise SystemExit(f"{snippet_id}: phrase {phrase!r} occurs {text.count(phrase)} times")
             start = snippet["start_char"] + text.index(phrase)
             ref["start_char"] = start
             ref["end_char"] = start + len(phrase)
@@ -527,9 +523,7 @@ def build_literature_map(ref: Refs) -> Json:
                 "source": "code-fusionkit",
                 "target": "paper-hybrid-rag",
                 "type": "cites",
-                "evidence_refs": [
-                    ref("snip-fusionkit-repro", "reproduces the hybrid retrieval numbers")
-                ],
+                "evidence_refs": [ref("snip-fusionkit-repro", "reproduces the hybrid retrieval numbers")],
             },
             {
                 "source": "paper-repro-note",
@@ -598,8 +592,7 @@ def build_report(ref: Refs) -> Json:
                 ),
                 claim(
                     "background-2",
-                    "Dense dual encoders can match paraphrases that share no terms with the "
-                    "question.",
+                    "Dense dual encoders can match paraphrases that share no terms with the question.",
                     "non_trivial",
                     "dense_paraphrase",
                 ),
@@ -623,8 +616,7 @@ def build_report(ref: Refs) -> Json:
             "claims": [
                 claim(
                     "related-1",
-                    "Trained in-domain, a dense retriever improves nDCG@10 by 4.1 points over "
-                    "BM25.",
+                    "Trained in-domain, a dense retriever improves nDCG@10 by 4.1 points over BM25.",
                     "non_trivial",
                     "lex_in_domain",
                 ),
@@ -637,9 +629,7 @@ def build_report(ref: Refs) -> Json:
                 ),
             ],
             "citations": {
-                "lex_in_domain": ref(
-                    "snip-lex-in-domain", "improves nDCG@10 by 4.1 points over BM25"
-                ),
+                "lex_in_domain": ref("snip-lex-in-domain", "improves nDCG@10 by 4.1 points over BM25"),
                 "lex_zero_shot": ref("snip-lex-zero-shot"),
             },
         },
@@ -706,9 +696,7 @@ def build_report(ref: Refs) -> Json:
                 ),
             ],
             "citations": {
-                "hybrid_recall": ref(
-                    "snip-hybrid-recall", "raises answer recall@5 from 61.2 to 68.9"
-                ),
+                "hybrid_recall": ref("snip-hybrid-recall", "raises answer recall@5 from 61.2 to 68.9"),
                 "repro_recall": ref("snip-repro-recall"),
                 "repro_judge": ref("snip-repro-stricter-judge"),
             },
@@ -735,18 +723,12 @@ def build_report(ref: Refs) -> Json:
                     "non_trivial",
                     "polyqa_size",
                 ),
-                claim(
-                    "gaps-3", "No result in this bundle covers the translated questions.", "trivial"
-                ),
+                claim("gaps-3", "No result in this bundle covers the translated questions.", "trivial"),
             ],
             "citations": {
                 "polyqa_limitation": ref("snip-polyqa-limitation"),
-                "repro_overlap": ref(
-                    "snip-repro-overlap", "14% of dev questions share a five-word span"
-                ),
-                "polyqa_size": ref(
-                    "snip-polyqa-size", "Chinese (中文) and Greek (Ελληνικά) translations"
-                ),
+                "repro_overlap": ref("snip-repro-overlap", "14% of dev questions share a five-word span"),
+                "polyqa_size": ref("snip-polyqa-size", "Chinese (中文) and Greek (Ελληνικά) translations"),
             },
         },
         {
@@ -765,8 +747,7 @@ def build_report(ref: Refs) -> Json:
                 ),
                 claim(
                     "conclusions-2",
-                    "Further experiments are needed before adopting hybrid retrieval in "
-                    "production.",
+                    "Further experiments are needed before adopting hybrid retrieval in production.",
                     "trivial",
                 ),
             ],
@@ -799,9 +780,7 @@ def build_experiment_plan(ref: Refs) -> Json:
             {
                 "name": "PolyQA-Cite translated subset (中文, Ελληνικά)",
                 "description": "The 1,200 questions also provided in Chinese and Greek, for a cross-lingual check.",
-                "evidence_refs": [
-                    ref("snip-polyqa-size", "1,200 of the questions are also provided")
-                ],
+                "evidence_refs": [ref("snip-polyqa-size", "1,200 of the questions are also provided")],
             },
         ],
         "baseline_models": [
@@ -860,9 +839,7 @@ def find_claim(report: Json, claim_id: str) -> Json:
     return next(c for s in report["sections"] for c in s["claims"] if c["claim_id"] == claim_id)
 
 
-def build_rejected(
-    bundle: Json, lit_map: Json, report: Json, plan: Json
-) -> dict[str, tuple[Json, Json]]:
+def build_rejected(bundle: Json, lit_map: Json, report: Json, plan: Json) -> dict[str, tuple[Json, Json]]:
     out: dict[str, tuple[Json, Json]] = {}
 
     # 1) A non-trivial claim without citation_keys. comparison-1's only key (hybrid_recall) is also
@@ -1097,14 +1074,10 @@ def check(files: dict[Path, bytes]) -> list[str]:
         expected = json.loads(path.read_text(encoding="utf-8"))
         fixture = path.with_name(path.name.replace(".expected", ".json"))
         evidence = None if expected["kind"] == "evidence/evidence_bundle" else store
-        got = [
-            (type(e).__name__, str(e))
-            for e in iter_violations(expected["kind"], fixture, evidence=evidence)
-        ]
+        got = [(type(e).__name__, str(e)) for e in iter_violations(expected["kind"], fixture, evidence=evidence)]
         if got != [(expected["error"], expected["message"])]:
             problems.append(
-                f"{fixture.relative_to(ROOT)}: expected one {expected['error']}: "
-                f"{expected['message']!r}, got {got}"
+                f"{fixture.relative_to(ROOT)}: expected one {expected['error']}: {expected['message']!r}, got {got}"
             )
     for scenario in json.loads((OUT / "budgets.json").read_text(encoding="utf-8"))["scenarios"]:
         policy = BudgetPolicy.model_validate_json(json.dumps(scenario["policy"]))
@@ -1120,13 +1093,9 @@ def check(files: dict[Path, bytes]) -> list[str]:
             if first is None and result is not None:
                 first, outcome = result, (index, result.model_dump(exclude_none=True))
             elif first is not None and result is not first:
-                problems.append(
-                    f"budgets.json {scenario['name']}: charge {index} did not return the sticky result"
-                )
+                problems.append(f"budgets.json {scenario['name']}: charge {index} did not return the sticky result")
         if outcome != (scenario["refused_charge"], scenario["expected"]):
-            problems.append(
-                f"budgets.json {scenario['name']}: expected {scenario['expected']}, got {outcome}"
-            )
+            problems.append(f"budgets.json {scenario['name']}: expected {scenario['expected']}, got {outcome}")
     return problems
 
 

@@ -28,15 +28,19 @@ def _parser() -> argparse.ArgumentParser:
         "validate",
         help="validate artifacts against their schemas and contract rules",
         description=(
-            "Validate JSON artifacts. The kind of each file comes from --kind or from its \"$schema\" "
+            'Validate JSON artifacts. The kind of each file comes from --kind or from its "$schema" '
             "property (…/<domain>/<name>.schema.json). Artifacts that cite evidence need --evidence. "
             "Exit status: 0 all valid, 1 any violation, 2 usage error or unreadable input."
         ),
     )
-    validate.add_argument("paths", nargs="+", metavar="PATH", help="a JSON file, or a directory (every *.json below it)")
+    validate.add_argument(
+        "paths", nargs="+", metavar="PATH", help="a JSON file, or a directory (every *.json below it)"
+    )
     validate.add_argument("--kind", help="artifact kind, <domain>/<name> or a unique <name> (e.g. structured_report)")
     validate.add_argument("--evidence", metavar="BUNDLE.json", help="evidence bundle that citations resolve against")
-    validate.add_argument("--claim-policy", metavar="FILE", help="claim policy YAML (default: the compiled claim_policy.yaml)")
+    validate.add_argument(
+        "--claim-policy", metavar="FILE", help="claim policy YAML (default: the compiled claim_policy.yaml)"
+    )
     validate.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     return parser
 

@@ -24,7 +24,9 @@ def summary(collection: Collection) -> str:
     results = collection.results
     valid = sum(1 for r in results if r.valid)
     return M.summary(
-        files=len(results), valid=valid, invalid=len(results) - valid,
+        files=len(results),
+        valid=valid,
+        invalid=len(results) - valid,
         violations=sum(len(r.violations) for r in results),
     )
 

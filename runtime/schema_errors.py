@@ -16,9 +16,9 @@ from generated._support import Location, RcsError
 class SchemaErrorFactories(Protocol):
     """What a domain's generated errors module offers for parse and schema failures."""
 
-    def json_syntax(self, *, detail: str, location: Location = ()) -> RcsError: ...  # noqa: D102
+    def json_syntax(self, *, detail: str, location: Location = ()) -> RcsError: ...
 
-    def schema_violation(self, *, detail: str, location: Location = ()) -> RcsError: ...  # noqa: D102
+    def schema_violation(self, *, detail: str, location: Location = ()) -> RcsError: ...
 
 
 def _unwrap(annotation: Any) -> Any:

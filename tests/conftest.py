@@ -34,14 +34,20 @@ def run_rcs(args: list[str], cwd: Path | None = None, project: Path | None = Non
         env["PYTHONPATH"] = str(project)
     return subprocess.run(
         [sys.executable, "-m", "runtime.cli", *args],
-        cwd=cwd or project or ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=cwd or project or ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def run_python(code: str, project: Path) -> subprocess.CompletedProcess[str]:
     """Run a Python snippet with ``project``'s packages first on the path."""
     env = dict(os.environ, PYTHONPATH=str(project))
-    return subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture

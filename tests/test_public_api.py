@@ -8,11 +8,30 @@ from generated._support import RcsError
 
 def test_evidence_public_names() -> None:
     assert sorted(evidence.__all__) == [
-        "ArtifactIntegrityError", "BudgetExceededError", "BudgetPolicy", "BudgetTracker", "BudgetUsageError",
-        "ClaimPolicy", "ClaimPolicyViolationError", "ContractViolationError", "EvidenceBundle", "EvidenceRef",
-        "EvidenceSnapshot", "EvidenceSnippet", "EvidenceStore", "EvidenceStoreRequiredError",
-        "EvidenceValidationError", "ExperimentPlan", "LiteratureMap", "PartialResult", "SchemaViolationError",
-        "StructuredReport", "content_hash", "iter_violations", "load_claim_policy", "validate_artifact",
+        "ArtifactIntegrityError",
+        "BudgetExceededError",
+        "BudgetPolicy",
+        "BudgetTracker",
+        "BudgetUsageError",
+        "ClaimPolicy",
+        "ClaimPolicyViolationError",
+        "ContractViolationError",
+        "EvidenceBundle",
+        "EvidenceRef",
+        "EvidenceSnapshot",
+        "EvidenceSnippet",
+        "EvidenceStore",
+        "EvidenceStoreRequiredError",
+        "EvidenceValidationError",
+        "ExperimentPlan",
+        "LiteratureMap",
+        "PartialResult",
+        "SchemaViolationError",
+        "StructuredReport",
+        "content_hash",
+        "iter_violations",
+        "load_claim_policy",
+        "validate_artifact",
     ]
     for name in evidence.__all__:
         assert getattr(evidence, name) is not None
@@ -22,8 +41,12 @@ def test_exception_tree() -> None:
     base = evidence.ContractViolationError
     assert base.__mro__[1] is RcsError and issubclass(RcsError, Exception)
     leaves = [
-        evidence.SchemaViolationError, evidence.ArtifactIntegrityError, evidence.EvidenceValidationError,
-        evidence.ClaimPolicyViolationError, evidence.BudgetExceededError, evidence.BudgetUsageError,
+        evidence.SchemaViolationError,
+        evidence.ArtifactIntegrityError,
+        evidence.EvidenceValidationError,
+        evidence.ClaimPolicyViolationError,
+        evidence.BudgetExceededError,
+        evidence.BudgetUsageError,
         evidence.EvidenceStoreRequiredError,
     ]
     for leaf in leaves:
@@ -34,6 +57,14 @@ def test_exception_tree() -> None:
 
 def test_exception_tree_is_drawn_in_the_docstring() -> None:
     doc = evidence.__doc__ or ""
-    for name in ("ContractViolationError", "SchemaViolationError", "ArtifactIntegrityError", "EvidenceValidationError",
-                 "ClaimPolicyViolationError", "BudgetExceededError", "BudgetUsageError", "EvidenceStoreRequiredError"):
+    for name in (
+        "ContractViolationError",
+        "SchemaViolationError",
+        "ArtifactIntegrityError",
+        "EvidenceValidationError",
+        "ClaimPolicyViolationError",
+        "BudgetExceededError",
+        "BudgetUsageError",
+        "EvidenceStoreRequiredError",
+    ):
         assert name in doc

@@ -41,7 +41,9 @@ def check_literature_map(model: BaseModel, context: Context) -> Iterator[RcsErro
     """Node ids unique, edges between existing nodes, every ref resolves."""
     assert isinstance(model, LiteratureMap)
     node_refs: Refs = [
-        (("nodes", i, "evidence_refs", j), ref) for i, node in enumerate(model.nodes) for j, ref in enumerate(node.evidence_refs)
+        (("nodes", i, "evidence_refs", j), ref)
+        for i, node in enumerate(model.nodes)
+        for j, ref in enumerate(node.evidence_refs)
     ]
     edge_refs: Refs = [
         (("edges", i, "evidence_refs", j), ref)
@@ -62,7 +64,9 @@ def check_literature_map(model: BaseModel, context: Context) -> Iterator[RcsErro
         for end in ("source", "target"):
             node_id = getattr(edge, end)
             if node_id not in ids:
-                yield ERRORS.unknown_edge_endpoint(index=index, end=end, node_id=node_id, location=("edges", index, end))
+                yield ERRORS.unknown_edge_endpoint(
+                    index=index, end=end, node_id=node_id, location=("edges", index, end)
+                )
         yield from _resolve(context, [r for r in edge_refs if r[0][1] == index])
 
 
@@ -89,7 +93,9 @@ def check_report(model: BaseModel, context: Context) -> Iterator[RcsError]:
         for c_index, claim in enumerate(section.claims):
             where: Location = ("sections", s_index, "claims", c_index)
             if claim.claim_id in claim_ids:
-                yield ERRORS.duplicate_id(what="claim", field="claim_id", value=claim.claim_id, location=where + ("claim_id",))
+                yield ERRORS.duplicate_id(
+                    what="claim", field="claim_id", value=claim.claim_id, location=where + ("claim_id",)
+                )
             claim_ids.add(claim.claim_id)
             required = citation_required(policy, claim.severity)
             keys = claim.citation_keys or []
@@ -140,13 +146,15 @@ def check_claim_policy(model: BaseModel, context: Context) -> Iterator[RcsError]
     yield from policy_violations(model)
 
 
-CHECKS: MappingProxyType[str, Check] = MappingProxyType({
-    "literature_map": check_literature_map,
-    "structured_report": check_report,
-    "experiment_plan": check_experiment_plan,
-    "evidence_bundle": check_bundle,
-    "claim_policy": check_claim_policy,
-})
+CHECKS: MappingProxyType[str, Check] = MappingProxyType(
+    {
+        "literature_map": check_literature_map,
+        "structured_report": check_report,
+        "experiment_plan": check_experiment_plan,
+        "evidence_bundle": check_bundle,
+        "claim_policy": check_claim_policy,
+    }
+)
 
 
 def special_schema_error(model_cls: type[BaseModel]) -> Special:
@@ -155,9 +163,9 @@ def special_schema_error(model_cls: type[BaseModel]) -> Special:
     def special(error: ErrorDetails) -> tuple[RcsError, Location] | None:
         loc: Location = tuple(error["loc"])
         given: Any = error.get("input")
-        if loc and loc[-1] == "snippet_id" and (error["type"] == "missing" or given is None):
-            if model_at(model_cls, loc[:-1]) is EvidenceRef:
-                return ERRORS.url_only_ref(location=loc[:-1]), loc[:-1]
+        no_snippet = bool(loc) and loc[-1] == "snippet_id" and (error["type"] == "missing" or given is None)
+        if no_snippet and model_at(model_cls, loc[:-1]) is EvidenceRef:
+            return ERRORS.url_only_ref(location=loc[:-1]), loc[:-1]
         if isinstance(given, str) and model_at(model_cls, loc) is EvidenceRef:
             return ERRORS.url_only_ref(location=loc), loc
         return None

@@ -58,6 +58,7 @@ def policy_violations(policy: ClaimPolicy) -> Iterator[E.ContractViolationError]
     seen: set[str] = set()
     for index, entry in enumerate(policy.severities):
         if entry.name in seen:
-            yield E.duplicate_id(what="severity", field="name", value=entry.name,
-                                 location=("severities", index, "name"))
+            yield E.duplicate_id(
+                what="severity", field="name", value=entry.name, location=("severities", index, "name")
+            )
         seen.add(entry.name)

@@ -45,8 +45,11 @@ def snippet_violations(
     length = len(snapshot.raw_text)
     if not 0 <= snippet.start_char < snippet.end_char <= length:
         yield E.snippet_offsets(
-            snippet_id=snippet.snippet_id, start_char=snippet.start_char, end_char=snippet.end_char,
-            length=length, location=location,
+            snippet_id=snippet.snippet_id,
+            start_char=snippet.start_char,
+            end_char=snippet.end_char,
+            length=length,
+            location=location,
         )
     elif snapshot.raw_text[snippet.start_char : snippet.end_char] != snippet.snippet_text:
         yield E.snippet_text_mismatch(snippet_id=snippet.snippet_id, location=location + ("snippet_text",))
@@ -130,17 +133,25 @@ class EvidenceStore:
             return
         if ref.snapshot_id != snippet.snapshot_id:
             yield E.ref_snapshot_mismatch(
-                snippet_id=ref.snippet_id, snapshot_id=ref.snapshot_id, expected=snippet.snapshot_id,
+                snippet_id=ref.snippet_id,
+                snapshot_id=ref.snapshot_id,
+                expected=snippet.snapshot_id,
                 location=location + ("snapshot_id",),
             )
         if (ref.start_char is None) != (ref.end_char is None):
             yield E.ref_offsets_incomplete(snippet_id=ref.snippet_id, location=location)
-        elif ref.start_char is not None and ref.end_char is not None and not (
-            snippet.start_char <= ref.start_char < ref.end_char <= snippet.end_char
+        elif (
+            ref.start_char is not None
+            and ref.end_char is not None
+            and not (snippet.start_char <= ref.start_char < ref.end_char <= snippet.end_char)
         ):
             yield E.ref_offsets_outside_snippet(
-                snippet_id=ref.snippet_id, start_char=ref.start_char, end_char=ref.end_char,
-                snippet_start=snippet.start_char, snippet_end=snippet.end_char, location=location,
+                snippet_id=ref.snippet_id,
+                start_char=ref.start_char,
+                end_char=ref.end_char,
+                snippet_start=snippet.start_char,
+                snippet_end=snippet.end_char,
+                location=location,
             )
 
     def resolve(self, ref: EvidenceRef) -> tuple[EvidenceSnippet, EvidenceSnapshot]:
@@ -157,8 +168,9 @@ def bundle_violations(bundle: EvidenceBundle) -> Iterator[E.ContractViolationErr
     for index, snapshot in enumerate(bundle.snapshots):
         location: Location = ("snapshots", index)
         if snapshot.snapshot_id in snapshots:
-            yield E.duplicate_id(what="snapshot", field="snapshot_id", value=snapshot.snapshot_id,
-                                 location=location + ("snapshot_id",))
+            yield E.duplicate_id(
+                what="snapshot", field="snapshot_id", value=snapshot.snapshot_id, location=location + ("snapshot_id",)
+            )
             continue
         snapshots[snapshot.snapshot_id] = snapshot
         yield from snapshot_violations(snapshot, location)
@@ -166,8 +178,9 @@ def bundle_violations(bundle: EvidenceBundle) -> Iterator[E.ContractViolationErr
     for index, snippet in enumerate(bundle.snippets):
         location = ("snippets", index)
         if snippet.snippet_id in seen:
-            yield E.duplicate_id(what="snippet", field="snippet_id", value=snippet.snippet_id,
-                                 location=location + ("snippet_id",))
+            yield E.duplicate_id(
+                what="snippet", field="snippet_id", value=snippet.snippet_id, location=location + ("snippet_id",)
+            )
             continue
         seen.add(snippet.snippet_id)
         yield from snippet_violations(snippet, snapshots.get(snippet.snapshot_id), location)

@@ -59,7 +59,9 @@ def test_map_must_state_additional_properties(project: Path, capsys: pytest.Capt
 @pytest.mark.parametrize("shorthand", ["\\d", "\\w", "\\s", "\\S"])
 def test_pattern_shorthands_are_rejected(project: Path, capsys: pytest.CaptureFixture[str], shorthand: str) -> None:
     schema = project / "schemas/evidence/evidence_bundle.schema.json"
-    edit_json(schema, lambda d: d["$defs"]["EvidenceSnapshot"]["properties"]["content_hash"].update(pattern=f"^{shorthand}+$"))
+    edit_json(
+        schema, lambda d: d["$defs"]["EvidenceSnapshot"]["properties"]["content_hash"].update(pattern=f"^{shorthand}+$")
+    )
     errors = compile_errors(project, capsys)
     line = line_of(schema, '"pattern"')
     assert errors == [
@@ -70,7 +72,9 @@ def test_pattern_shorthands_are_rejected(project: Path, capsys: pytest.CaptureFi
 
 def test_escaped_backslash_is_not_a_shorthand(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     schema = project / "schemas/evidence/evidence_bundle.schema.json"
-    edit_json(schema, lambda d: d["$defs"]["EvidenceSnapshot"]["properties"]["content_hash"].update(pattern="^[a-f]\\\\d$"))
+    edit_json(
+        schema, lambda d: d["$defs"]["EvidenceSnapshot"]["properties"]["content_hash"].update(pattern="^[a-f]\\\\d$")
+    )
     assert run(project, check=True, quiet=True) in (0, 1)
     assert "pattern uses" not in capsys.readouterr().err
 
@@ -92,7 +96,9 @@ def test_metaschema_and_ref_and_id(project: Path, capsys: pytest.CaptureFixture[
     assert all(e.startswith("schemas/evidence/experiment_plan.schema.json:") for e in errors)
 
 
-def test_artifact_schema_needs_title_and_optional_schema_property(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_artifact_schema_needs_title_and_optional_schema_property(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = project / "schemas/evidence/literature_map.schema.json"
 
     def change(d: dict) -> None:  # type: ignore[type-arg]
@@ -126,14 +132,16 @@ def test_duplicate_code_in_table(project: Path, capsys: pytest.CaptureFixture[st
     table = project / "schemas/evidence/report.yaml"
     table.write_text(table.read_text() + "  - intro\n")
     errors = compile_errors(project, capsys)
-    assert errors == [f"schemas/evidence/report.yaml:{len(table.read_text().splitlines())}: 'intro' is listed twice (first as item 0)"]
+    assert errors == [
+        f"schemas/evidence/report.yaml:{len(table.read_text().splitlines())}: 'intro' is listed twice (first as item 0)"
+    ]
 
 
 def test_duplicate_error_code_and_severity(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     errors_yaml = project / "schemas/evidence/errors.yaml"
-    errors_yaml.write_text(errors_yaml.read_text() + (
-        "  - code: URL_ONLY_REF\n    class: EvidenceValidationError\n    message: again\n"
-    ))
+    errors_yaml.write_text(
+        errors_yaml.read_text() + ("  - code: URL_ONLY_REF\n    class: EvidenceValidationError\n    message: again\n")
+    )
     policy = project / "claim_policy.yaml"
     policy.write_text(policy.read_text() + "  - name: trivial\n    citation_required: true\n")
     text = "\n".join(compile_errors(project, capsys))

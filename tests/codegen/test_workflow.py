@@ -38,7 +38,8 @@ def test_adding_a_required_field_is_enforced_by_model_and_cli(project: Path) -> 
 
     probe = run_python(
         "from generated.evidence.literature_map_schema import MapNode\n"
-        "print(MapNode.model_fields['license'].is_required())", project
+        "print(MapNode.model_fields['license'].is_required())",
+        project,
     )
     assert probe.stdout.strip() == "True", probe.stderr
 
@@ -63,18 +64,22 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = project / "schemas/evidence/report.yaml"
     report.write_text(report.read_text().replace("  - intro\n  - background\n", "  - background\n  - intro\n"))
     policy = project / "claim_policy.yaml"
-    policy.write_text(policy.read_text().replace(
-        "name: trivial\n    citation_required: false", "name: trivial\n    citation_required: true"
-    ).replace("name: non_trivial", "name: major"))
+    policy.write_text(
+        policy.read_text()
+        .replace("name: trivial\n    citation_required: false", "name: trivial\n    citation_required: true")
+        .replace("name: non_trivial", "name: major")
+    )
     budgets = project / "schemas/evidence/budgets.yaml"
     text = budgets.read_text()
-    time_entry = text[text.index("  - name: max_time_seconds"): text.index("  - name: max_tokens")]
-    tokens_entry = text[text.index("  - name: max_tokens"): text.index("  - name: max_retries_per_stage")]
+    time_entry = text[text.index("  - name: max_time_seconds") : text.index("  - name: max_tokens")]
+    tokens_entry = text[text.index("  - name: max_tokens") : text.index("  - name: max_retries_per_stage")]
     budgets.write_text(text.replace(time_entry + tokens_entry, tokens_entry + time_entry))
     errors = project / "schemas/evidence/errors.yaml"
-    errors.write_text(errors.read_text().replace(
-        '"Unknown snippet_id in EvidenceStore: snippet_id={snippet_id}"', '"No such snippet: {snippet_id}"'
-    ))
+    errors.write_text(
+        errors.read_text().replace(
+            '"Unknown snippet_id in EvidenceStore: snippet_id={snippet_id}"', '"No such snippet: {snippet_id}"'
+        )
+    )
     messages = project / "schemas/cli/messages.yaml"
     messages.write_text(messages.read_text().replace('"{files} file(s) checked:', '"checked {files} file(s):'))
     compile_project(project)
@@ -105,12 +110,15 @@ def run_probe(project: Path, code: str) -> str:
 
 
 def test_section_order_comes_from_report_yaml(edited: Path) -> None:
-    out = run_probe(edited, (
-        "data = h.report()\n"
-        "print(outcome('structured_report', data).split(':')[0])\n"
-        "data['sections'][0], data['sections'][1] = data['sections'][1], data['sections'][0]\n"
-        "print(outcome('structured_report', data))\n"
-    ))
+    out = run_probe(
+        edited,
+        (
+            "data = h.report()\n"
+            "print(outcome('structured_report', data).split(':')[0])\n"
+            "data['sections'][0], data['sections'][1] = data['sections'][1], data['sections'][0]\n"
+            "print(outcome('structured_report', data))\n"
+        ),
+    )
     assert out.splitlines()[0] == "ArtifactIntegrityError"
     # Swapped order now passes the order check; the first problem is the (also edited) claim policy.
     assert out.splitlines()[1] == (
@@ -119,36 +127,45 @@ def test_section_order_comes_from_report_yaml(edited: Path) -> None:
 
 
 def test_severities_come_from_claim_policy_yaml(edited: Path) -> None:
-    out = run_probe(edited, (
-        "data = h.report()\n"
-        "data['sections'][0], data['sections'][1] = data['sections'][1], data['sections'][0]\n"
-        "for s in data['sections']:\n"
-        "    s['claims'][1]['severity'] = 'major'\n"
-        "print(outcome('structured_report', data))\n"
-    ))
+    out = run_probe(
+        edited,
+        (
+            "data = h.report()\n"
+            "data['sections'][0], data['sections'][1] = data['sections'][1], data['sections'][0]\n"
+            "for s in data['sections']:\n"
+            "    s['claims'][1]['severity'] = 'major'\n"
+            "print(outcome('structured_report', data))\n"
+        ),
+    )
     assert out == "ClaimPolicyViolationError: Non-trivial claim requires at least one citation_key: claim_id=c1a"
 
 
 def test_budget_precedence_comes_from_budgets_yaml(edited: Path) -> None:
-    out = run_probe(edited, (
-        "t = [0.0]\n"
-        "tracker = BudgetTracker(BudgetPolicy(max_connector_calls=5, max_time_seconds=1, max_tokens=0,\n"
-        "    max_retries_per_stage=1, max_evidence_items_ingested=1), clock=lambda: t[0])\n"
-        "t[0] = 5.0\n"
-        "try:\n"
-        "    tracker.charge('max_tokens', 1)\n"
-        "except BudgetExceededError as e:\n"
-        "    print(e)\n"
-    ))
+    out = run_probe(
+        edited,
+        (
+            "t = [0.0]\n"
+            "tracker = BudgetTracker(BudgetPolicy(max_connector_calls=5, max_time_seconds=1, max_tokens=0,\n"
+            "    max_retries_per_stage=1, max_evidence_items_ingested=1), clock=lambda: t[0])\n"
+            "t[0] = 5.0\n"
+            "try:\n"
+            "    tracker.charge('max_tokens', 1)\n"
+            "except BudgetExceededError as e:\n"
+            "    print(e)\n"
+        ),
+    )
     assert out == "Budget exceeded: max_tokens limit=0 used=1"
 
 
 def test_messages_come_from_errors_yaml(edited: Path) -> None:
-    out = run_probe(edited, (
-        "data = h.literature_map()\n"
-        "data['nodes'][0]['evidence_refs'][0]['snippet_id'] = 'gone'\n"
-        "print(outcome('literature_map', data))\n"
-    ))
+    out = run_probe(
+        edited,
+        (
+            "data = h.literature_map()\n"
+            "data['nodes'][0]['evidence_refs'][0]['snippet_id'] = 'gone'\n"
+            "print(outcome('literature_map', data))\n"
+        ),
+    )
     assert out == "EvidenceValidationError: No such snippet: gone"
 
 

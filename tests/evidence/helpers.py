@@ -33,10 +33,21 @@ def bundle() -> dict[str, Any]:
             }
         ],
         "snippets": [
-            {"snippet_id": "snip-1", "snapshot_id": "snap-1", "start_char": first, "end_char": first + 28,
-             "snippet_text": RAW[first : first + 28]},
-            {"snippet_id": "snip-2", "snapshot_id": "snap-1", "start_char": second, "end_char": len(RAW),
-             "snippet_text": RAW[second:], "injection_risk_flag": False},
+            {
+                "snippet_id": "snip-1",
+                "snapshot_id": "snap-1",
+                "start_char": first,
+                "end_char": first + 28,
+                "snippet_text": RAW[first : first + 28],
+            },
+            {
+                "snippet_id": "snip-2",
+                "snapshot_id": "snap-1",
+                "start_char": second,
+                "end_char": len(RAW),
+                "snippet_text": RAW[second:],
+                "injection_risk_flag": False,
+            },
         ],
     }
 
@@ -55,16 +66,22 @@ def report() -> dict[str, Any]:
     """A valid report: seven sections, a trivial and a cited non-trivial claim in each."""
     sections = []
     for index, name in enumerate(SECTIONS):
-        sections.append({
-            "section": name,
-            "text": f"The {name} section.",
-            "claims": [
-                {"claim_id": f"c{index}a", "text": "Framing.", "severity": "trivial"},
-                {"claim_id": f"c{index}b", "text": "Dense beats BM25.", "severity": "non_trivial",
-                 "citation_keys": [f"k{index}"]},
-            ],
-            "citations": {f"k{index}": ref("snip-1" if index % 2 else "snip-2")},
-        })
+        sections.append(
+            {
+                "section": name,
+                "text": f"The {name} section.",
+                "claims": [
+                    {"claim_id": f"c{index}a", "text": "Framing.", "severity": "trivial"},
+                    {
+                        "claim_id": f"c{index}b",
+                        "text": "Dense beats BM25.",
+                        "severity": "non_trivial",
+                        "citation_keys": [f"k{index}"],
+                    },
+                ],
+                "citations": {f"k{index}": ref("snip-1" if index % 2 else "snip-2")},
+            }
+        )
     return {"sections": sections}
 
 

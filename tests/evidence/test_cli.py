@@ -32,7 +32,9 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return status, out.out, out.err
 
 
-def test_kind_from_schema_property_and_text_output(tmp_path: Path, bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_kind_from_schema_property_and_text_output(
+    tmp_path: Path, bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = h.report()
     data["$schema"] = SCHEMA.format("structured_report")
     data["sections"][0]["claims"][1]["citation_keys"] = ["k0", "k9"]
@@ -46,13 +48,17 @@ def test_kind_from_schema_property_and_text_output(tmp_path: Path, bundle: Path,
     ]
 
 
-def test_cli_reports_every_violation_in_document_order(tmp_path: Path, bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_reports_every_violation_in_document_order(
+    tmp_path: Path, bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = h.report()
     data["sections"][0]["claims"][1].pop("citation_keys")
     data["sections"][2]["claims"][1]["citation_keys"] = ["nope"]
     data["sections"][3]["citations"]["k3"]["snippet_id"] = "snip-x"
     path = write(tmp_path, "r.json", data)
-    status, out, _ = cli(capsys, "validate", "--kind", "structured_report", "--evidence", str(bundle), "--format", "json", str(path))
+    status, out, _ = cli(
+        capsys, "validate", "--kind", "structured_report", "--evidence", str(bundle), "--format", "json", str(path)
+    )
     assert status == 1
     [result] = json.loads(out)
     assert result["path"] == str(path) and result["kind"] == "evidence/structured_report" and result["valid"] is False
@@ -66,7 +72,9 @@ def test_cli_reports_every_violation_in_document_order(tmp_path: Path, bundle: P
     assert set(result["errors"][0]) == {"error", "message", "location"}
 
 
-def test_valid_files_exit_0_and_directories_are_walked(tmp_path: Path, bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_valid_files_exit_0_and_directories_are_walked(
+    tmp_path: Path, bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "arts"
     (folder / "deep").mkdir(parents=True)
     for name, build in h.BUILDERS.items():
@@ -95,11 +103,16 @@ def test_unknown_and_ambiguous_kind(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert status == 2 and "no artifact kind" in err
 
 
-def test_evidence_without_bundle_is_a_usage_error_naming_the_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_evidence_without_bundle_is_a_usage_error_naming_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write(tmp_path, "m.json", h.literature_map())
     status, _, err = cli(capsys, "validate", "--kind", "literature_map", str(path))
     assert status == 2
-    assert err.strip() == f"rcs validate: {path}: the artifact cites evidence (4 evidence_refs); pass --evidence BUNDLE.json"
+    assert (
+        err.strip()
+        == f"rcs validate: {path}: the artifact cites evidence (4 evidence_refs); pass --evidence BUNDLE.json"
+    )
 
 
 def test_malformed_json_is_a_violation_with_line_and_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -134,15 +147,36 @@ def test_invalid_bundle_is_reported_and_blocks(tmp_path: Path, capsys: pytest.Ca
 
 def test_custom_claim_policy(tmp_path: Path, bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     policy = tmp_path / "policy.yaml"
-    policy.write_text("severities:\n  - name: trivial\n    citation_required: true\n  - name: non_trivial\n    citation_required: true\n")
+    policy.write_text(
+        "severities:\n  - name: trivial\n    citation_required: true\n"
+        "  - name: non_trivial\n    citation_required: true\n"
+    )
     path = write(tmp_path, "r.json", h.report())
-    status, out, _ = cli(capsys, "validate", "--kind", "structured_report", "--evidence", str(bundle),
-                         "--claim-policy", str(policy), str(path))
+    status, out, _ = cli(
+        capsys,
+        "validate",
+        "--kind",
+        "structured_report",
+        "--evidence",
+        str(bundle),
+        "--claim-policy",
+        str(policy),
+        str(path),
+    )
     assert status == 1
     assert "Non-trivial claim requires at least one citation_key: claim_id=c0a" in out
     policy.write_text("severities: [\n")
-    status, _, err = cli(capsys, "validate", "--kind", "structured_report", "--evidence", str(bundle),
-                         "--claim-policy", str(policy), str(path))
+    status, _, err = cli(
+        capsys,
+        "validate",
+        "--kind",
+        "structured_report",
+        "--evidence",
+        str(bundle),
+        "--claim-policy",
+        str(policy),
+        str(path),
+    )
     assert status == 2 and "Invalid YAML" not in err
 
 

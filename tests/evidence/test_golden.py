@@ -102,6 +102,11 @@ def test_example_generator_is_reproducible() -> None:
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, str(ROOT / "examples" / "make_evidence.py"), "--check"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "make_evidence.py"), "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr

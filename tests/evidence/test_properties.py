@@ -36,12 +36,21 @@ GOLDEN = {
 DOCS = {kind: json.loads(path.read_text(encoding="utf-8")) for kind, path in GOLDEN.items()}
 STORE = EvidenceStore.read(BUNDLE)
 ERROR_NAMES = {
-    "SchemaViolationError", "ArtifactIntegrityError", "EvidenceValidationError", "ClaimPolicyViolationError",
+    "SchemaViolationError",
+    "ArtifactIntegrityError",
+    "EvidenceValidationError",
+    "ClaimPolicyViolationError",
 }
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-json_scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=20)
-json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=8)
+json_scalars = (
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=20)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
 
 
 def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -68,7 +77,7 @@ def mutated(draw: st.DrawFn) -> tuple[str, str]:
         if how == "truncate":
             return kind, text[:cut]
         junk = draw(st.text(max_size=5))
-        return kind, text[:cut] + junk + text[cut + len(junk):]
+        return kind, text[:cut] + junk + text[cut + len(junk) :]
     target = draw(st.sampled_from(paths(doc)[1:]))
     parent = doc
     for part in target[:-1]:
@@ -143,8 +152,14 @@ def test_random_bytes_never_crash(raw: bytes, tmp_path_factory: Any) -> None:
 
 
 budget_names = st.sampled_from(
-    ["max_connector_calls", "max_time_seconds", "max_tokens", "max_retries_per_stage",
-     "max_evidence_items_ingested", "max_bogus"]
+    [
+        "max_connector_calls",
+        "max_time_seconds",
+        "max_tokens",
+        "max_retries_per_stage",
+        "max_evidence_items_ingested",
+        "max_bogus",
+    ]
 )
 amounts = st.integers(-2, 50) | st.floats(-1, 50) | st.just(math.inf) | st.booleans()
 
@@ -154,11 +169,19 @@ amounts = st.integers(-2, 50) | st.floats(-1, 50) | st.just(math.inf) | st.boole
     mode=st.sampled_from(["fail", "finalize_partial"]),
     limits=st.lists(st.integers(0, 40), min_size=4, max_size=4),
     seconds=st.floats(0, 20),
-    steps=st.lists(st.tuples(budget_names, amounts, st.none() | st.sampled_from(["a", "b"]), st.floats(0, 3)), max_size=25),
+    steps=st.lists(
+        st.tuples(budget_names, amounts, st.none() | st.sampled_from(["a", "b"]), st.floats(0, 3)), max_size=25
+    ),
 )
 def test_budget_tracker_never_overspends(mode: str, limits: list[int], seconds: float, steps: list[Any]) -> None:
-    policy = BudgetPolicy(max_connector_calls=limits[0], max_time_seconds=seconds, max_tokens=limits[1],
-                          max_retries_per_stage=limits[2], max_evidence_items_ingested=limits[3], mode=mode)  # type: ignore[arg-type]
+    policy = BudgetPolicy(
+        max_connector_calls=limits[0],
+        max_time_seconds=seconds,
+        max_tokens=limits[1],
+        max_retries_per_stage=limits[2],
+        max_evidence_items_ingested=limits[3],
+        mode=mode,
+    )  # type: ignore[arg-type]
     now = [0.0]
     tracker = BudgetTracker(policy, clock=lambda: now[0])
     sticky: PartialResult | None = None
@@ -174,8 +197,11 @@ def test_budget_tracker_never_overspends(mode: str, limits: list[int], seconds: 
         elif result is not None:
             assert mode == "finalize_partial" and result.reason.startswith("Budget exceeded: ")
             sticky = result
-    for name, limit in (("max_connector_calls", limits[0]), ("max_tokens", limits[1]),
-                        ("max_evidence_items_ingested", limits[3])):
+    for name, limit in (
+        ("max_connector_calls", limits[0]),
+        ("max_tokens", limits[1]),
+        ("max_evidence_items_ingested", limits[3]),
+    ):
         assert tracker.used(name) <= limit
     for stage in ("a", "b"):
         assert tracker.used("max_retries_per_stage", stage) <= limits[2]

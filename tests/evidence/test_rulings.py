@@ -53,7 +53,8 @@ def test_r_ev_1_hash_mismatch_is_rejected() -> None:
     actual = h.sha(h.RAW + " ")
     assert bundle_errors(data)[0] == (
         "EvidenceValidationError",
-        f"Snapshot content_hash does not match its raw_text: snapshot_id=snap-1 content_hash={h.sha(h.RAW)} actual={actual}",
+        "Snapshot content_hash does not match its raw_text: snapshot_id=snap-1 "
+        f"content_hash={h.sha(h.RAW)} actual={actual}",
     )
 
 
@@ -71,11 +72,13 @@ def test_r_ev_2_snippet_offsets(start: int, end: int) -> None:
     data = h.bundle()
     data["snippets"][0].update(start_char=start, end_char=end, snippet_text=h.RAW[start:end])
     errors = bundle_errors(data)
-    assert errors == [(
-        "EvidenceValidationError",
-        "Snippet offsets must satisfy 0 <= start_char < end_char <= len(raw_text): "
-        f"snippet_id=snip-1 start_char={start} end_char={end} len={len(h.RAW)}",
-    )]
+    assert errors == [
+        (
+            "EvidenceValidationError",
+            "Snippet offsets must satisfy 0 <= start_char < end_char <= len(raw_text): "
+            f"snippet_id=snip-1 start_char={start} end_char={end} len={len(h.RAW)}",
+        )
+    ]
 
 
 def test_r_ev_2_negative_offset_is_a_schema_violation() -> None:
@@ -95,7 +98,9 @@ def test_r_ev_2_snippet_text_must_equal_the_slice() -> None:
 def test_r_ev_2_snippet_snapshot_must_exist() -> None:
     data = h.bundle()
     data["snippets"][1]["snapshot_id"] = "snap-9"
-    assert bundle_errors(data) == [("EvidenceValidationError", "Unknown snapshot_id in EvidenceStore: snapshot_id=snap-9")]
+    assert bundle_errors(data) == [
+        ("EvidenceValidationError", "Unknown snapshot_id in EvidenceStore: snapshot_id=snap-9")
+    ]
 
 
 def test_r_ev_2_ref_must_name_its_snippets_snapshot() -> None:
@@ -111,11 +116,13 @@ def test_r_ev_2_ref_must_name_its_snippets_snapshot() -> None:
 def test_r_ev_2_ref_offsets_inside_snippet() -> None:
     snippet = h.bundle()["snippets"][0]
     store = h.store()
-    inside = EvidenceRef(snapshot_id="snap-1", snippet_id="snip-1",
-                         start_char=snippet["start_char"] + 1, end_char=snippet["end_char"])
+    inside = EvidenceRef(
+        snapshot_id="snap-1", snippet_id="snip-1", start_char=snippet["start_char"] + 1, end_char=snippet["end_char"]
+    )
     assert store.resolve(inside)[0].snippet_id == "snip-1"
-    outside = EvidenceRef(snapshot_id="snap-1", snippet_id="snip-1",
-                          start_char=snippet["start_char"], end_char=snippet["end_char"] + 1)
+    outside = EvidenceRef(
+        snapshot_id="snap-1", snippet_id="snip-1", start_char=snippet["start_char"], end_char=snippet["end_char"] + 1
+    )
     with pytest.raises(EvidenceValidationError, match="must lie inside the snippet"):
         store.resolve(outside)
     half = EvidenceRef(snapshot_id="snap-1", snippet_id="snip-1", start_char=snippet["start_char"])
@@ -170,8 +177,11 @@ def test_r_ev_4_one_message_naming_expected_and_found(change: str) -> None:
     else:
         sections[0]["section"] = "introduction"
     found = ", ".join(s["section"] for s in sections)
-    errors = [e for e in iter_violations("structured_report", json.dumps(data), evidence=h.store())
-              if isinstance(e, ArtifactIntegrityError)]
+    errors = [
+        e
+        for e in iter_violations("structured_report", json.dumps(data), evidence=h.store())
+        if isinstance(e, ArtifactIntegrityError)
+    ]
     assert [str(e) for e in errors] == [
         "Report sections must be [intro, background, related_work, methods, comparison, gaps, conclusions] "
         f"in this order: found [{found}]"
@@ -231,16 +241,25 @@ def test_r_ev_6_bundle_duplicates_are_integrity_errors() -> None:
 def test_r_ev_6_store_rejects_invalid_additions_and_keeps_nothing() -> None:
     store = h.store()
     before = len(store)
-    bad = EvidenceSnapshot.model_validate_json(json.dumps({
-        "snapshot_id": "snap-2", "source_meta": "m", "content_hash": "0" * 64,
-        "captured_at": "2026-01-01T00:00:00Z", "raw_text": "x",
-    }))
+    bad = EvidenceSnapshot.model_validate_json(
+        json.dumps(
+            {
+                "snapshot_id": "snap-2",
+                "source_meta": "m",
+                "content_hash": "0" * 64,
+                "captured_at": "2026-01-01T00:00:00Z",
+                "raw_text": "x",
+            }
+        )
+    )
     with pytest.raises(EvidenceValidationError):
         store.add_snapshot(bad)
     with pytest.raises(ArtifactIntegrityError):
         store.add_snippet(store.snippets[0])
     with pytest.raises(EvidenceValidationError, match="Unknown snapshot_id"):
-        store.add_snippet(EvidenceSnippet(snippet_id="s9", snapshot_id="snap-2", start_char=0, end_char=1, snippet_text="x"))
+        store.add_snippet(
+            EvidenceSnippet(snippet_id="s9", snapshot_id="snap-2", start_char=0, end_char=1, snippet_text="x")
+        )
     assert len(store) == before
 
 
@@ -276,8 +295,14 @@ class Clock:
 
 
 def policy(mode: str = "fail", **limits: Any) -> BudgetPolicy:
-    values = dict(max_connector_calls=2, max_time_seconds=10, max_tokens=100,
-                  max_retries_per_stage=1, max_evidence_items_ingested=3, mode=mode)
+    values = dict(
+        max_connector_calls=2,
+        max_time_seconds=10,
+        max_tokens=100,
+        max_retries_per_stage=1,
+        max_evidence_items_ingested=3,
+        mode=mode,
+    )
     values.update(limits)
     return BudgetPolicy(**values)
 
@@ -320,9 +345,9 @@ def test_r_ev_7_first_budget_in_table_order_wins() -> None:
     tracker = BudgetTracker(policy(max_connector_calls=0, max_tokens=0), clock=clock)
     clock.now += 11
     # connector calls come before time in the table; time comes before tokens.
-    with pytest.raises(BudgetExceededError, match="^Budget exceeded: max_connector_calls limit=0 used=1$"):
+    with pytest.raises(BudgetExceededError, match=r"^Budget exceeded: max_connector_calls limit=0 used=1$"):
         tracker.charge("max_connector_calls")
-    with pytest.raises(BudgetExceededError, match="^Budget exceeded: max_time_seconds limit=10 used=11$"):
+    with pytest.raises(BudgetExceededError, match=r"^Budget exceeded: max_time_seconds limit=10 used=11$"):
         tracker.charge("max_tokens")
 
 
@@ -337,14 +362,20 @@ def test_r_ev_7_retries_are_counted_per_stage() -> None:
 @pytest.mark.parametrize(
     "call,message",
     [
-        (("max_widgets",), "Unknown budget name: max_widgets (known: max_connector_calls, max_time_seconds, "
-                           "max_tokens, max_retries_per_stage, max_evidence_items_ingested)"),
+        (
+            ("max_widgets",),
+            "Unknown budget name: max_widgets (known: max_connector_calls, max_time_seconds, "
+            "max_tokens, max_retries_per_stage, max_evidence_items_ingested)",
+        ),
         (("max_time_seconds",), "Budget max_time_seconds is measured by the clock and cannot be charged"),
         (("max_retries_per_stage",), "Budget max_retries_per_stage is counted per stage: charge it with stage=<name>"),
         (("max_tokens", 1, "s"), "Budget max_tokens is not counted per stage: charge it without a stage (got stage=s)"),
         (("max_tokens", -1), "Budget charge amount must be a non-negative number: budget_name=max_tokens amount=-1"),
         (("max_tokens", 1.5), "Budget charge amount must be a non-negative number: budget_name=max_tokens amount=1.5"),
-        (("max_tokens", True), "Budget charge amount must be a non-negative number: budget_name=max_tokens amount=True"),
+        (
+            ("max_tokens", True),
+            "Budget charge amount must be a non-negative number: budget_name=max_tokens amount=True",
+        ),
     ],
 )
 def test_r_ev_7_misuse_is_a_contract_error_not_key_error(call: tuple[Any, ...], message: str) -> None:
@@ -366,10 +397,13 @@ def test_r_gen_3_validated_from_json_text_timestamps_need_a_zone() -> None:
     assert bundle_errors(data) == []
 
 
-@pytest.mark.parametrize("kind", ["literature_map", "structured_report", "experiment_plan", "evidence_bundle", "claim_policy"])
+@pytest.mark.parametrize(
+    "kind", ["literature_map", "structured_report", "experiment_plan", "evidence_bundle", "claim_policy"]
+)
 def test_r_gen_4_every_artifact_may_name_its_schema(kind: str) -> None:
     data: dict[str, Any] = {
-        "evidence_bundle": h.bundle, "claim_policy": lambda: {"severities": [{"name": "a", "citation_required": True}]},
+        "evidence_bundle": h.bundle,
+        "claim_policy": lambda: {"severities": [{"name": "a", "citation_required": True}]},
         **h.BUILDERS,
     }[kind]()
     data["$schema"] = f"https://example.org/schemas/evidence/{kind}.schema.json"
