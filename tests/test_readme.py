@@ -1,0 +1,29 @@
+"""The README's quickstart has exactly two set-up commands, and CI runs the second one verbatim."""
+
+from __future__ import annotations
+
+import re
+
+from tests.conftest import ROOT
+
+
+def quickstart_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    return [block.strip() for block in re.findall(r"```bash\n(.*?)```", section, re.DOTALL)]
+
+
+def test_two_setup_commands() -> None:
+    commands = quickstart_commands()
+    assert len(commands) == 2
+    assert all("\n" not in c for c in commands)
+    install_run, test = commands
+    assert "pip install" in install_run and "rcs codegen" in install_run and "rcs validate" in install_run
+    assert "pip install" in test and test.endswith("pytest")
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert quickstart_commands()[1] in ci.splitlines()
+    for step in ("rcs codegen --check", "ruff check", "mypy --strict codegen runtime"):
+        assert step in ci
