@@ -29,7 +29,8 @@ class BenchError(Exception):
 def check_root() -> None:
     """Fail unless the script is run from the project root (the brief's contract)."""
     if Path.cwd().resolve() != ROOT:
-        raise BenchError(f"run this from the project root: cd {ROOT} && {sys.executable} bench/{Path(sys.argv[0]).name}")
+        script = Path(sys.argv[0]).name
+        raise BenchError(f"run this from the project root: cd {ROOT} && {sys.executable} bench/{script}")
     if not (ROOT / "pyproject.toml").is_file() or not (ROOT / "schemas").is_dir():
         raise BenchError(f"{ROOT} does not look like the rcs project root (no pyproject.toml or schemas/)")
 
@@ -44,6 +45,24 @@ def find_exe(name: str) -> Path:
         f"Run the benchmark with the project's virtualenv, e.g. `.venv/bin/python bench/{Path(sys.argv[0]).name}`, "
         f"and make sure it is installed there (pip install -e '.[test]')."
     )
+
+
+def environment_note() -> str | None:
+    """A line to print when the environment skews Python start-up times, else None."""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return ("note: PYTHONDONTWRITEBYTECODE is set, so project modules without a cached .pyc are "
+                "compiled on every start (adds a few tens of ms per rcs run)")
+    return None
+
+
+def print_header(title: str) -> None:
+    """The first lines of every report: what ran, with which interpreter, and any caveat."""
+    print(title)
+    print(f"python {sys.version.split()[0]} at {BIN_DIR}")
+    note = environment_note()
+    if note:
+        print(note)
+    print()
 
 
 def parser(description: str) -> argparse.ArgumentParser:
@@ -62,15 +81,15 @@ def repeats(args: argparse.Namespace, full: int, quick: int) -> int:
     if args.repeat is not None:
         if args.repeat < 1:
             raise BenchError("--repeat must be at least 1")
-        return args.repeat
+        return int(args.repeat)
     return quick if args.quick else full
 
 
-def run(cmd: Sequence[str | os.PathLike[str]], cwd: Path, expect: int = 0) -> float:
+def run(cmd: Sequence[object], cwd: Path, expect: int = 0) -> float:
     """Run ``cmd`` once and return its wall time in seconds; raise BenchError on an unexpected exit."""
     argv = [str(c) for c in cmd]
     started = time.perf_counter()
-    proc = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, stdin=subprocess.DEVNULL)
     elapsed = time.perf_counter() - started
     if proc.returncode != expect:
         shown = " ".join(argv[:8]) + (f" ... ({len(argv) - 8} more arguments)" if len(argv) > 8 else "")
@@ -81,11 +100,12 @@ def run(cmd: Sequence[str | os.PathLike[str]], cwd: Path, expect: int = 0) -> fl
     return elapsed
 
 
-def status(cmd: Sequence[str | os.PathLike[str]], cwd: Path) -> int:
+def status(cmd: Sequence[object], cwd: Path) -> int:
     """Run ``cmd`` once, output discarded, and return its exit status."""
-    return subprocess.run(
+    proc = subprocess.run(
         [str(c) for c in cmd], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
-    ).returncode
+    )
+    return int(proc.returncode)
 
 
 def _tail(data: bytes, lines: int = 20) -> str:

@@ -31,6 +31,7 @@ from _common import (
     find_exe,
     main_wrapper,
     parser,
+    print_header,
     repeats,
     run,
     status,
@@ -130,9 +131,8 @@ def bench() -> bool:
         reference_run()  # warm-up
         ref = Timing(f"reference: datamodel-codegen x{len(schemas)} files", [reference_run() for _ in range(n_ref)])
 
-    print(f"rcs codegen benchmark ({'quick' if args.quick else 'full'}; temp copy of {ROOT.name}/; "
-          f"{len(schemas)} schema files)")
-    print()
+    print_header(f"rcs codegen benchmark ({'quick' if args.quick else 'full'}; temp copy of {ROOT.name}/; "
+                 f"{len(schemas)} schema files)")
     print(timing_table([check, full, ref]))
     print()
     print("ratios (median / median):")
@@ -143,9 +143,9 @@ def bench() -> bool:
         print("  note: the working tree's generated/ was stale (rcs codegen --check exit 1);"
               " the copy was regenerated before timing")
     elif differing:
-        print(f"  note: regenerated generated/ differs from the committed one in: {', '.join(differing)}")
+        print(f"  note: regenerated generated/ differs from the working tree's in: {', '.join(differing)}")
     else:
-        print("  regenerated generated/ is byte-identical to the committed one")
+        print("  regenerated generated/ is byte-identical to the working tree's")
     print()
     print("bars:")
     ok = bar("check < 1 s", check.median < CHECK_BAR, f"median {check.median:.3f}s")

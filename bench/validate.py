@@ -1,6 +1,6 @@
 """Benchmark `rcs validate` against check-jsonschema on generated structured reports.
 
-    .venv/bin/python bench/validate.py [--count N] [--seed S] [--quick] [--repeat N] [--strict]
+    .venv/bin/python bench/validate.py [--count N] [--seed S] [--quick] [--repeat N] [--cj-repeat N] [--strict]
 
 Writes N (default 10,000; 1,000 with --quick) structured_report artifacts and one evidence bundle
 they all cite into a temporary directory. Every report is derived from one seed report built here:
@@ -8,13 +8,20 @@ the seven sections in contract order, unique claim ids, every citation key used 
 section, and every citation resolving to a snippet of the bundle. Texts, ids, claim counts and the
 cited snippets vary per file, deterministically (seeded random).
 
-First both tools must accept the whole set (exit 0). Then, in the same run, it times
+First rcs must accept the whole set (exit 0) and both must reject a schema-invalid copy of one
+report (exit 1). Then, in the same run, it times
 
   rcs validate --evidence BUNDLE --kind structured_report DIR
-  check-jsonschema --schemafile schemas/evidence/structured_report.schema.json FILES...
+  check-jsonschema --schemafile schemas/evidence/structured_report.schema.json \
+                   --base-uri file://<root>/schemas/evidence/structured_report.schema.json FILES...
 
-(check-jsonschema gets the files in as few batches as the OS argument limit allows; batch times
-are summed). Reported: files/second of each and the ratio. Bar: rcs >= 10x check-jsonschema.
+(--base-uri is needed because the schema's "$id" is https://rcs.invalid/...: without it
+check-jsonschema resolves the $ref to evidence_bundle.schema.json against that URL and tries to
+download it, failing offline.)
+check-jsonschema gets the files in as few batches as the OS argument limit allows; batch times
+are summed. rcs is timed 5 times (3 with --quick, or --repeat N); check-jsonschema, which takes
+minutes on 10,000 files, once (or --cj-repeat N); medians are reported, as files/second of each
+and their ratio. Bar: rcs >= 10x check-jsonschema.
 
 Note the two do not check the same thing: check-jsonschema only checks the JSON Schema, while
 rcs validate also enforces section order, the claim policy, citation keys and resolves every
@@ -35,16 +42,30 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, BenchError, Timing, bar, check_root, find_exe, main_wrapper, parser, repeats, run, table
+from _common import (
+    ROOT,
+    BenchError,
+    Timing,
+    bar,
+    check_root,
+    find_exe,
+    main_wrapper,
+    parser,
+    print_header,
+    repeats,
+    run,
+    table,
+)
 
 SECTIONS = ("intro", "background", "related_work", "methods", "comparison", "gaps", "conclusions")
 SCHEMA = Path("schemas/evidence/structured_report.schema.json")
 THROUGHPUT_BAR = 10.0
 WORDS = (
-    "agent retrieval evidence snippet benchmark baseline dataset ablation transformer citation corpus "
-    "survey latency recall precision grounding hallucination planner tool budget pipeline report "
-    "contract schema claim offset snapshot verification reproducibility"
-).split()
+    "agent", "retrieval", "evidence", "snippet", "benchmark", "baseline", "dataset", "ablation",
+    "transformer", "citation", "corpus", "survey", "latency", "recall", "precision", "grounding",
+    "hallucination", "planner", "tool", "budget", "pipeline", "report", "contract", "schema",
+    "claim", "offset", "snapshot", "verification", "reproducibility",
+)
 
 
 # --- evidence bundle ---------------------------------------------------------------------------
@@ -152,7 +173,7 @@ def write_set(work: Path, count: int, seed_value: int) -> tuple[Path, Path, list
     for i in range(count):
         name = f"reports/report-{i:06d}.json"
         (work / name).write_text(
-            json.dumps(derive(seed, i, seed_value, bundle["snippets"]), ensure_ascii=False, indent=1),
+            json.dumps(derive(seed, i, seed_value, bundle["snippets"]), ensure_ascii=False),
             encoding="utf-8",
         )
         rel.append(name)
@@ -185,6 +206,8 @@ def arg_batches(fixed: list[str], files: list[str]) -> list[list[str]]:
 def bench() -> bool:
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--count", type=int, help="number of reports (default 10000; 1000 with --quick)")
+    p.add_argument("--cj-repeat", type=int, metavar="N",
+                   help="repetitions of the (slow) check-jsonschema run (default 1; --repeat applies to rcs)")
     p.add_argument("--seed", type=int, default=20260314, help="random seed for the generated set")
     args = p.parse_args()
     check_root()
@@ -193,7 +216,10 @@ def bench() -> bool:
     count = args.count if args.count is not None else (1_000 if args.quick else 10_000)
     if count < 1:
         raise BenchError("--count must be at least 1")
-    n = repeats(args, full=3, quick=1)
+    n_rcs = repeats(args, full=5, quick=3)
+    if args.cj_repeat is not None and args.cj_repeat < 1:
+        raise BenchError("--cj-repeat must be at least 1")
+    n_cj = args.cj_repeat or 1
     schema = ROOT / SCHEMA
 
     with tempfile.TemporaryDirectory(prefix="rcs-bench-validate-") as tmp:
@@ -201,22 +227,26 @@ def bench() -> bool:
         bundle, reports, files = write_set(work, count, args.seed)
         size = sum((work / f).stat().st_size for f in files)
         rcs_cmd = [rcs, "validate", "--evidence", bundle.name, "--kind", "structured_report", reports.name]
-        cj_fixed = [str(cj), "--schemafile", str(schema)]
+        # The schema's "$id" is https://rcs.invalid/..., so check-jsonschema would resolve the
+        # relative $ref to evidence_bundle.schema.json against that URL and try to download it.
+        # --base-uri replaces the $id with the schema file's own location, so the ref resolves to
+        # the sibling file on disk (what the JSON Schema spec would do without an $id).
+        cj_fixed = [str(cj), "--schemafile", str(schema), "--base-uri", schema.as_uri()]
         batches = arg_batches(cj_fixed, files)
 
-        # Both must accept the whole set before anything is timed (doubles as the warm-up).
+        # rcs must accept the whole set before anything is timed (doubles as its warm-up);
+        # check-jsonschema is warmed up on a few files and must exit 0 on every timed run.
         run(rcs_cmd, cwd=work)
-        for batch in batches:
-            run([*cj_fixed, *batch], cwd=work)
+        run([*cj_fixed, *files[:20]], cwd=work)
+        # Negative control: a schema-invalid report must make both exit 1 (so neither is a no-op).
+        broken = json.loads((work / files[0]).read_text(encoding="utf-8"))
+        del broken["sections"][0]["claims"][0]["severity"]
+        (work / "broken.json").write_text(json.dumps(broken), encoding="utf-8")
+        run([*rcs_cmd[:-1], "broken.json"], cwd=work, expect=1)
+        run([*cj_fixed, "broken.json"], cwd=work, expect=1)
 
-        def cj_run() -> float:
-            return sum(run([*cj_fixed, *batch], cwd=work) for batch in batches)
-
-        rcs_times: list[float] = []
-        cj_times: list[float] = []
-        for _ in range(n):  # interleaved, so drift in machine load hits both alike
-            rcs_times.append(run(rcs_cmd, cwd=work))
-            cj_times.append(cj_run())
+        rcs_times = [run(rcs_cmd, cwd=work) for _ in range(n_rcs)]
+        cj_times = [sum(run([*cj_fixed, *batch], cwd=work) for batch in batches) for _ in range(n_cj)]
 
     rcs_t = Timing("rcs validate --evidence B --kind structured_report DIR", rcs_times)
     cj_t = Timing(f"check-jsonschema --schemafile ... FILES ({len(batches)} batch{'es' if len(batches) > 1 else ''})",
@@ -225,13 +255,15 @@ def bench() -> bool:
     cj_fps = count / cj_t.median
     ratio = rcs_fps / cj_fps
 
-    print(f"rcs validate benchmark ({'quick' if args.quick else 'full'}; {count} structured reports, "
-          f"{size / 1e6:.1f} MB, seed {args.seed}; both exit 0 on the set)")
-    print()
+    print_header(f"rcs validate benchmark ({'quick' if args.quick else 'full'}; {count} structured reports, "
+                 f"{size / 1e6:.1f} MB, seed {args.seed}; both exit 0 on the set and 1 on a broken file)")
     print(table(
         ["measurement", "median", "min", "max", "runs", "files/s"],
-        [[t.label, f"{t.median:.3f}s", f"{t.low:.3f}s", f"{t.high:.3f}s", str(len(t.samples)), f"{count / t.median:,.0f}"]
-         for t in (rcs_t, cj_t)],
+        [
+            [t.label, f"{t.median:.3f}s", f"{t.low:.3f}s", f"{t.high:.3f}s", str(len(t.samples)),
+             f"{count / t.median:,.0f}"]
+            for t in (rcs_t, cj_t)
+        ],
     ))
     print()
     print(f"throughput ratio rcs / check-jsonschema = {ratio:.1f}x")
