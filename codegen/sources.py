@@ -13,7 +13,8 @@ Every rule table names its own schema in a top-level ``$schema`` key, relative t
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,17 @@ class SourceFile:
     rel: str
     raw: bytes
     data: Any
-    lines: dict[str, int] = field(repr=False)
+
+    @cached_property
+    def lines(self) -> dict[str, int]:
+        """JSON pointer -> 1-based line; composed only when a diagnostic needs a line."""
+        text = self.raw.decode("utf-8")
+        if self.path.suffix == ".yaml":
+            try:
+                return line_map(yaml.compose(text, Loader=yaml.SafeLoader))
+            except yaml.YAMLError:
+                return {}
+        return json_line_map(text)
 
     @property
     def stem(self) -> str:
@@ -133,7 +144,7 @@ def read_json(root: Path, path: Path) -> SourceFile:
         raise CompileError([Diagnostic(rel, 1, f"not UTF-8: {exc.reason}")]) from None
     except json.JSONDecodeError as exc:
         raise CompileError([Diagnostic(rel, exc.lineno, f"invalid JSON: {exc.msg}")]) from None
-    return SourceFile(path, rel, raw, data, json_line_map(text))
+    return SourceFile(path, rel, raw, data)
 
 
 def read_yaml(root: Path, path: Path) -> SourceFile:
@@ -154,7 +165,7 @@ def read_yaml(root: Path, path: Path) -> SourceFile:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
         raise CompileError([Diagnostic(rel, line, f"invalid YAML: {exc.problem}")]) from None
-    return SourceFile(path, rel, raw, data, line_map(node))
+    return SourceFile(path, rel, raw, data)
 
 
 def _table(root: Path, path: Path, cache: dict[Path, SourceFile]) -> Table:

@@ -202,3 +202,40 @@ def test_domain_errors_table_needs_schema_codes(project: Path, capsys: pytest.Ca
     assert compile_errors(project, capsys) == [
         "schemas/evidence/errors.yaml:1: the errors table must define JSON_SYNTAX (used by rcs validate)"
     ]
+
+
+def test_id_must_be_the_file_name(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = project / "schemas/evidence/partial_result.schema.json"
+    edit_json(schema, lambda d: d.update({"$id": "https://example.org/partial_result.schema.json"}))
+    assert compile_errors(project, capsys) == [
+        f"schemas/evidence/partial_result.schema.json:{line_of(schema, '$id')}: "
+        "'$id' must be the file's own name, 'partial_result.schema.json'"
+    ]
+
+
+def test_standard_validator_resolves_cross_file_refs_offline() -> None:
+    """Other tools see the same rules: check-jsonschema, anchored at the schema file, follows the $refs.
+
+    (check-jsonschema resolves a relative $id against the working directory rather than the file,
+    so it is given the file's URI as --base-uri; spec-following tools need nothing.)
+    """
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    cj = Path(sys.executable).with_name("check-jsonschema")
+    schema = ROOT / "schemas/evidence/structured_report.schema.json"
+    ok = subprocess.run(
+        [str(cj), "--schemafile", str(schema), "--base-uri", schema.as_uri(),
+         str(ROOT / "examples/evidence/valid/structured_report.json")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    bad = ROOT / "examples/evidence/rejected/map_url_only_ref.json"
+    schema = ROOT / "schemas/evidence/literature_map.schema.json"
+    failed = subprocess.run(
+        [str(cj), "--schemafile", str(schema), "--base-uri", schema.as_uri(), str(bad)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert failed.returncode == 1 and "snippet_id" in failed.stdout
