@@ -165,6 +165,9 @@ def read_yaml(root: Path, path: Path) -> SourceFile:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
         raise CompileError([Diagnostic(rel, line, f"invalid YAML: {exc.problem}")]) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow; it has no mark
+        line = raw.decode("utf-8", "replace")[: exc.position].count("\n") + 1
+        raise CompileError([Diagnostic(rel, line, f"invalid YAML: unacceptable character {exc.character!r}")]) from None
     return SourceFile(path, rel, raw, data)
 
 

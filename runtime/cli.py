@@ -45,10 +45,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _progress(done: int, total: int) -> None:
+    """A self-overwriting counter on a terminal's stderr, for long runs only."""
+    if total >= 500 and (done % 250 == 0 or done == total):
+        end = "\n" if done == total else ""
+        print(f"\rrcs validate: {done}/{total} files", end=end, file=sys.stderr, flush=True)
+
+
 def _validate(args: argparse.Namespace) -> int:
     from runtime import collect, report
 
-    collection = collect.collect(args.paths, args.kind, args.evidence, args.claim_policy)
+    progress = _progress if sys.stderr.isatty() else None
+    collection = collect.collect(args.paths, args.kind, args.evidence, args.claim_policy, progress)
     sys.stdout.write(report.as_json(collection) if args.format == "json" else report.text(collection))
     for problem in collection.usage:
         print(f"rcs validate: {problem}", file=sys.stderr)

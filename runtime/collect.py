@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,8 +146,20 @@ def load_policy(path: str, collection: Collection) -> Any:
     return None
 
 
-def collect(paths: list[str], kind_name: str | None, evidence: str | None, claim_policy: str | None) -> Collection:
-    """Validate every file under ``paths``; stop early only for problems that make results meaningless."""
+Progress = Callable[[int, int], None]
+
+
+def collect(
+    paths: list[str],
+    kind_name: str | None,
+    evidence: str | None,
+    claim_policy: str | None,
+    progress: Progress | None = None,
+) -> Collection:
+    """Validate every file under ``paths``; stop early only for problems that make results meaningless.
+
+    ``progress(done, total)`` is called after each file when given.
+    """
     collection = Collection()
     kind: Kind | None = None
     if kind_name is not None:
@@ -164,6 +176,9 @@ def collect(paths: list[str], kind_name: str | None, evidence: str | None, claim
     if collection.usage:
         return collection
     context = validation.Context(evidence=store, claim_policy=policy)
-    for path in expand(paths, collection):
+    files = expand(paths, collection)
+    for done, path in enumerate(files, 1):
         collection.results.append(check_file(path, kind, context, collection))
+        if progress is not None:
+            progress(done, len(files))
     return collection

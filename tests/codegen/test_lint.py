@@ -227,15 +227,25 @@ def test_standard_validator_resolves_cross_file_refs_offline() -> None:
     cj = Path(sys.executable).with_name("check-jsonschema")
     schema = ROOT / "schemas/evidence/structured_report.schema.json"
     ok = subprocess.run(
-        [str(cj), "--schemafile", str(schema), "--base-uri", schema.as_uri(),
-         str(ROOT / "examples/evidence/valid/structured_report.json")],
-        capture_output=True, text=True, timeout=120,
+        [
+            str(cj),
+            "--schemafile",
+            str(schema),
+            "--base-uri",
+            schema.as_uri(),
+            str(ROOT / "examples/evidence/valid/structured_report.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert ok.returncode == 0, ok.stdout + ok.stderr
     bad = ROOT / "examples/evidence/rejected/map_url_only_ref.json"
     schema = ROOT / "schemas/evidence/literature_map.schema.json"
     failed = subprocess.run(
         [str(cj), "--schemafile", str(schema), "--base-uri", schema.as_uri(), str(bad)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert failed.returncode == 1 and "snippet_id" in failed.stdout

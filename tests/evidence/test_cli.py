@@ -200,3 +200,22 @@ def test_output_is_deterministic(tmp_path: Path, bundle: Path) -> None:
     args = ["validate", "--kind", "structured_report", "--evidence", str(bundle), "--format", "json", str(path)]
     first, second = run_rcs(args, cwd=ROOT), run_rcs(args, cwd=ROOT)
     assert first.returncode == 1 and first.stdout == second.stdout
+
+
+def test_progress_is_reported_for_long_runs(tmp_path: Path) -> None:
+    from runtime import collect
+    from runtime.cli import _progress
+
+    for index in range(3):
+        write(tmp_path, f"m{index}.json", {"nodes": [], "edges": []})
+    calls: list[tuple[int, int]] = []
+    collection = collect.collect([str(tmp_path)], "literature_map", None, None, lambda d, t: calls.append((d, t)))
+    assert calls == [(1, 3), (2, 3), (3, 3)] and all(r.valid for r in collection.results)
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        for done in range(1, 501):
+            _progress(done, 500)
+    assert err.getvalue() == "\rrcs validate: 250/500 files\rrcs validate: 500/500 files\n"
