@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from codegen.sources import SCHEMA_SUFFIX, Domain, Project, SourceFile, Table
 from codegen.stamp import compiler_fingerprint, inputs_hash, stamp_python
 
 TEMPLATES = Path(__file__).parent / "templates"
+FORMATTER_SETTINGS = Path(__file__).parent / "formatter"
 PY_TYPES = {"str": "str", "int": "int", "float": "float", "number": "int | float"}
 
 
@@ -99,44 +101,87 @@ def render_models(domain: Domain) -> dict[str, str]:
     """Model module bodies of one domain, keyed by module name."""
     if not domain.schemas:
         return {}
-    from datamodel_code_generator import DatetimeClassType, InputFileType, LiteralType, generate
+    from datamodel_code_generator import (
+        DatetimeClassType,
+        InputFileType,
+        LiteralType,
+        TargetPydanticVersion,
+        generate,
+    )
     from datamodel_code_generator.enums import DataModelType
     from datamodel_code_generator.format import Formatter, PythonVersion
 
     directory = domain.schemas[0].path.parent
     try:
-        result = generate(
-            directory,
-            input_file_type=InputFileType.JsonSchema,
-            output_model_type=DataModelType.PydanticV2BaseModel,
-            target_python_version=PythonVersion.PY_311,
-            base_class="generated._support.StrictModel",
-            collapse_root_models=True,
-            use_type_alias=True,
-            enum_field_as_literal=LiteralType.All,
-            field_constraints=True,
-            use_annotated=True,
-            use_double_quotes=True,
-            use_standard_collections=True,
-            use_union_operator=True,
-            use_schema_description=True,
-            strict_nullable=True,
-            disable_timestamp=True,
-            formatters=[Formatter.BUILTIN],
-            output_datetime_class=DatetimeClassType.Awaredatetime,
-            custom_file_header=_DMCG_HEADER,
-            allow_remote_refs=False,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = generate(
+                directory,
+                input_file_type=InputFileType.JsonSchema,
+                output_model_type=DataModelType.PydanticV2BaseModel,
+                target_python_version=PythonVersion.PY_311,
+                base_class="generated._support.StrictModel",
+                collapse_root_models=True,
+                use_type_alias=True,
+                enum_field_as_literal=LiteralType.All,
+                field_constraints=True,
+                use_annotated=True,
+                use_double_quotes=True,
+                use_standard_collections=True,
+                use_union_operator=True,
+                use_schema_description=True,
+                strict_nullable=True,
+                # An optional property that is absent is MISSING, not None: JSON null is then rejected
+                # where the schema does not allow it, and dumps omit absent properties (as in the input).
+                use_missing_sentinel=True,
+                target_pydantic_version=TargetPydanticVersion.V2_14,
+                disable_timestamp=True,
+                formatters=[Formatter.BUILTIN],
+                builtin_format_line_length=120,
+                settings_path=FORMATTER_SETTINGS,
+                output_datetime_class=DatetimeClassType.Awaredatetime,
+                custom_file_header=_DMCG_HEADER,
+                allow_remote_refs=False,
+            )
     except Exception as exc:  # the generator's own errors are many and unexported
         raise CompileError([Diagnostic(f"schemas/{domain.name}", 0, f"datamodel-code-generator: {exc}")]) from None
+    # A warning means the model would not say what the schema says (e.g. a dropped constraint): fail.
+    problems = sorted({str(w.message) for w in caught if issubclass(w.category, UserWarning)})
+    if problems:
+        raise CompileError(
+            [Diagnostic(f"schemas/{domain.name}", 0, f"datamodel-code-generator: {p}") for p in problems]
+        )
     modules: dict[str, str] = {}
     items = result.items() if isinstance(result, dict) else [(("single.py",), result or "")]
     for key, text in items:
         name = "/".join(key)
         if not name.endswith(".py") or name == "__init__.py":
             continue
-        modules[name[: -len(".py")]] = _strip_dmcg_header(str(text))
+        modules[name[: -len(".py")]] = _rfc3339(_strip_dmcg_header(str(text)))
     return modules
+
+
+_PYDANTIC_IMPORT = re.compile(r"^from pydantic import (.+)$", re.MULTILINE)
+
+
+def _rfc3339(text: str) -> str:
+    """Use the RFC 3339 date-time type for ``format: date-time``.
+
+    Pydantic's AwareDatetime also takes unix seconds and other ISO 8601 spellings that JSON Schema's
+    ``date-time`` (RFC 3339) rejects; ``generated._support.Rfc3339Datetime`` holds it to the format.
+    """
+    if "AwareDatetime" not in text:
+        return text
+
+    def drop(match: re.Match[str]) -> str:
+        names = [n.strip() for n in match[1].split(",") if n.strip() != "AwareDatetime"]
+        return "from pydantic import " + ", ".join(names)
+
+    text = _PYDANTIC_IMPORT.sub(drop, text, count=1)
+    text = re.sub(r"\bAwareDatetime\b", "Rfc3339Datetime", text)
+    return text.replace(
+        "from generated._support import StrictModel", "from generated._support import Rfc3339Datetime, StrictModel", 1
+    )
 
 
 def _strip_dmcg_header(text: str) -> str:

@@ -38,7 +38,7 @@ def compiler_fingerprint() -> str:
     """Hash of what turns inputs into outputs: this package's source, templates, and the pins."""
     parts = [f"datamodel-code-generator=={_version('datamodel-code-generator')}"]
     for path in sorted(_CODEGEN_DIR.rglob("*")):
-        if path.is_file() and path.suffix in {".py", ".j2"}:
+        if path.is_file() and path.suffix in {".py", ".j2", ".toml"}:
             parts.append(f"{path.relative_to(_CODEGEN_DIR).as_posix()}:{sha256(path.read_bytes())}")
     return sha256("\n".join(parts))
 

@@ -48,7 +48,8 @@ def check_literature_map(model: BaseModel, context: Context) -> Iterator[RcsErro
     edge_refs: Refs = [
         (("edges", i, "evidence_refs", j), ref)
         for i, edge in enumerate(model.edges)
-        for j, ref in enumerate(edge.evidence_refs or [])
+        # An absent optional property is pydantic's MISSING sentinel (truthy), not None.
+        for j, ref in enumerate(edge.evidence_refs if isinstance(edge.evidence_refs, list) else [])
     ]
     blocked = list(_store(context, node_refs + edge_refs))
     if blocked:
@@ -98,7 +99,7 @@ def check_report(model: BaseModel, context: Context) -> Iterator[RcsError]:
                 )
             claim_ids.add(claim.claim_id)
             required = citation_required(policy, claim.severity)
-            keys = claim.citation_keys or []
+            keys = claim.citation_keys if isinstance(claim.citation_keys, list) else []
             if required is None:
                 yield ERRORS.unknown_severity(
                     claim_id=claim.claim_id, severity=claim.severity, allowed=allowed, location=where + ("severity",)

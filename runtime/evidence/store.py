@@ -138,17 +138,18 @@ class EvidenceStore:
                 expected=snippet.snapshot_id,
                 location=location + ("snapshot_id",),
             )
-        if (ref.start_char is None) != (ref.end_char is None):
+        start, end = ref.start_char, ref.end_char
+        if isinstance(start, int) != isinstance(end, int):
             yield E.ref_offsets_incomplete(snippet_id=ref.snippet_id, location=location)
         elif (
-            ref.start_char is not None
-            and ref.end_char is not None
-            and not (snippet.start_char <= ref.start_char < ref.end_char <= snippet.end_char)
+            isinstance(start, int)
+            and isinstance(end, int)
+            and not (snippet.start_char <= start < end <= snippet.end_char)
         ):
             yield E.ref_offsets_outside_snippet(
                 snippet_id=ref.snippet_id,
-                start_char=ref.start_char,
-                end_char=ref.end_char,
+                start_char=start,
+                end_char=end,
                 snippet_start=snippet.start_char,
                 snippet_end=snippet.end_char,
                 location=location,

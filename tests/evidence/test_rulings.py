@@ -278,7 +278,7 @@ def test_r_ev_6_citing_evidence_without_a_store_fails_closed() -> None:
 
 def test_r_ev_6_evidence_free_artifact_needs_no_store() -> None:
     model = validate_artifact("literature_map", json.dumps({"nodes": [], "edges": []}))
-    assert model.model_dump() == {"field_schema": None, "nodes": [], "edges": []}
+    assert model.model_dump(by_alias=True) == {"nodes": [], "edges": []}  # absent stays absent
 
 
 # --- R-EV-7: budgets ---------------------------------------------------------------------------
@@ -389,12 +389,44 @@ def test_r_ev_7_misuse_is_a_contract_error_not_key_error(call: tuple[Any, ...], 
 # --- R-GEN rulings the runtime carries ---------------------------------------------------------
 
 
-def test_r_gen_3_validated_from_json_text_timestamps_need_a_zone() -> None:
+RFC3339 = "Input should be an RFC 3339 date-time with a zone, like 2026-03-14T09:30:00Z"
+
+
+@pytest.mark.parametrize(
+    "stamp", ["2026-03-14T09:30:00", "1700000000", "2026-03-14 09:30:00Z", "2026-03-14T09:30Z", "2026-02-30T09:30:00Z"]
+)
+def test_r_gen_3_timestamps_are_rfc_3339_with_a_zone(stamp: str) -> None:
     data = h.bundle()
-    data["snapshots"][0]["captured_at"] = "2026-03-14T09:30:00"
-    assert bundle_errors(data)[0] == ("SchemaViolationError", "Input should have timezone info")
-    data["snapshots"][0]["captured_at"] = "2026-03-14T09:30:00+01:00"
+    data["snapshots"][0]["captured_at"] = stamp
+    assert bundle_errors(data) == [("SchemaViolationError", RFC3339)]
+
+
+@pytest.mark.parametrize("stamp", ["2026-03-14T09:30:00+01:00", "2026-03-14t09:30:00.25z", "2026-03-14T09:30:00Z"])
+def test_r_gen_3_validated_from_json_text(stamp: str) -> None:
+    data = h.bundle()
+    data["snapshots"][0]["captured_at"] = stamp
     assert bundle_errors(data) == []
+    store = EvidenceStore.from_bundle(json.dumps(data))
+    assert store.snapshots[0].captured_at.tzinfo is not None
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d["nodes"][0].update(score=float("nan")),
+        lambda d: d["nodes"][0].update(score=float("inf")),
+        lambda d: d["edges"][1].update(evidence_refs=None),
+        lambda d: d["nodes"][0]["evidence_refs"][0].update(start_char=None, end_char=None),
+        lambda d: d.update({"$schema": None}),
+        lambda d: d.update(field_schema="x"),
+    ],
+    ids=["nan", "inf", "null-refs", "null-offsets", "null-schema", "python-field-name"],
+)
+def test_models_accept_exactly_what_the_schema_accepts(change: Any) -> None:
+    data = h.literature_map()
+    change(data)
+    with pytest.raises(SchemaViolationError):
+        h.check("literature_map", data)
 
 
 @pytest.mark.parametrize(
