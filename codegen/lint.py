@@ -13,6 +13,7 @@ Checks, in order, per file:
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Iterator
 from pathlib import Path
@@ -230,6 +231,30 @@ def lint_table(table: Table, registry: Registry[Any]) -> Iterator[Diagnostic]:
 
 
 REQUIRED_CODES = ("JSON_SYNTAX", "SCHEMA_VIOLATION")
+NAME = re.compile(r"[a-z][a-z0-9_]*")
+RESERVED_DOMAINS = frozenset({"kinds", "tables"})  # generated/kinds.py, schemas/tables/
+
+
+def _lint_names(domain: Domain) -> Iterator[Diagnostic]:
+    """Names become Python modules and kind names: they must be importable and must not collide."""
+    first = (domain.schemas or tuple(t.source for t in domain.tables))[0]
+    if not NAME.fullmatch(domain.name) or domain.name in RESERVED_DOMAINS:
+        yield Diagnostic(
+            first.rel,
+            1,
+            f"domain name {domain.name!r} must match [a-z][a-z0-9_]* and not be one of {sorted(RESERVED_DOMAINS)}",
+        )
+    for schema in domain.schemas:
+        if not NAME.fullmatch(schema.stem):
+            yield Diagnostic(schema.rel, 1, f"schema name {schema.stem!r} must match [a-z][a-z0-9_]*")
+    for table in domain.tables:
+        stem = table.source.stem
+        if not NAME.fullmatch(stem) or stem.endswith("_schema"):
+            yield Diagnostic(
+                table.source.rel,
+                1,
+                f"table name {stem!r} must match [a-z][a-z0-9_]* and not end in '_schema' (model modules are named so)",
+            )
 
 
 def _lint_domain_errors(domain: Domain) -> Iterator[Diagnostic]:
@@ -271,6 +296,7 @@ def check(project: Project) -> list[Diagnostic]:
         for table in domain.tables:
             found.extend(lint_table(table, registry))
         found.extend(_lint_domain_errors(domain))
+        found.extend(_lint_names(domain))
     for sf in project.table_schemas:
         found.extend(lint_schema(sf, registry, artifact=False))
     return sorted(set(found))

@@ -13,6 +13,7 @@ Every rule table names its own schema in a top-level ``$schema`` key, relative t
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +23,7 @@ import yaml
 
 from codegen.diagnostics import CompileError, Diagnostic
 from codegen.positions import json_line_map, line_map
+from runtime import strict_yaml
 
 SCHEMA_SUFFIX = ".schema.json"
 TABLE_SCHEMA_DIR = "tables"
@@ -109,34 +111,24 @@ class Project:
         return tuple(s for d in self.domains for s in d.schemas) + self.table_schemas
 
 
-class _TableLoader(yaml.SafeLoader):
-    """A safe loader that rejects duplicate mapping keys instead of keeping the last one."""
-
-
-def _construct_mapping(loader: _TableLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        line = key_node.start_mark.line + 1
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (first at line {seen[key]})", key_node.start_mark
-            )
-        seen[key] = line
-    return loader.construct_mapping(node, deep=True)
-
-
-_TableLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def _rel(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        raise CompileError([Diagnostic(str(path), 0, f"inputs must lie inside the project root {root}")]) from None
+
+
+def _read_bytes(rel: str, path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise CompileError([Diagnostic(rel, 0, f"cannot read: {exc.strerror or exc}")]) from None
 
 
 def read_json(root: Path, path: Path) -> SourceFile:
     """Read a JSON file; a syntax error becomes a CompileError with its line."""
     rel = _rel(root, path)
-    raw = path.read_bytes()
+    raw = _read_bytes(rel, path)
     try:
         text = raw.decode("utf-8")
         data = json.loads(text)
@@ -144,30 +136,25 @@ def read_json(root: Path, path: Path) -> SourceFile:
         raise CompileError([Diagnostic(rel, 1, f"not UTF-8: {exc.reason}")]) from None
     except json.JSONDecodeError as exc:
         raise CompileError([Diagnostic(rel, exc.lineno, f"invalid JSON: {exc.msg}")]) from None
+    except RecursionError:
+        raise CompileError([Diagnostic(rel, 1, "invalid JSON: nested too deeply")]) from None
     return SourceFile(path, rel, raw, data)
 
 
 def read_yaml(root: Path, path: Path) -> SourceFile:
     """Read a YAML rule table; syntax errors and duplicate keys become CompileErrors."""
     rel = _rel(root, path)
-    raw = path.read_bytes()
+    raw = _read_bytes(rel, path)
     try:
         text = raw.decode("utf-8")
-        loader = _TableLoader(text)
-        try:
-            node = loader.get_single_node()
-            data = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
+        data = strict_yaml.load(text)
     except UnicodeDecodeError as exc:
         raise CompileError([Diagnostic(rel, 1, f"not UTF-8: {exc.reason}")]) from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 1
-        raise CompileError([Diagnostic(rel, line, f"invalid YAML: {exc.problem}")]) from None
-    except yaml.reader.ReaderError as exc:  # a character YAML does not allow; it has no mark
-        line = raw.decode("utf-8", "replace")[: exc.position].count("\n") + 1
-        raise CompileError([Diagnostic(rel, line, f"invalid YAML: unacceptable character {exc.character!r}")]) from None
+    except yaml.YAMLError as exc:
+        line, message = strict_yaml.problem(exc, text)
+        raise CompileError([Diagnostic(rel, line, f"invalid YAML: {message}")]) from None
+    except RecursionError:
+        raise CompileError([Diagnostic(rel, 1, "invalid YAML: nested too deeply")]) from None
     return SourceFile(path, rel, raw, data)
 
 
@@ -193,6 +180,11 @@ def _domain_of(root: Path, table: Table) -> str | None:
     return None
 
 
+def _files(paths: Iterable[Path]) -> list[Path]:
+    """Regular files only, sorted (a directory named x.schema.json is not an input)."""
+    return sorted(p for p in paths if p.is_file())
+
+
 def load(root: Path) -> Project:
     """Read every input under ``root``; raise CompileError with all load problems found."""
     root = root.resolve()
@@ -202,7 +194,7 @@ def load(root: Path) -> Project:
     problems: list[Diagnostic] = []
     cache: dict[Path, SourceFile] = {}
     table_schemas: list[SourceFile] = []
-    for path in sorted((schemas_dir / TABLE_SCHEMA_DIR).glob("*" + SCHEMA_SUFFIX)):
+    for path in _files((schemas_dir / TABLE_SCHEMA_DIR).glob("*" + SCHEMA_SUFFIX)):
         try:
             cache[path.resolve()] = read_json(root, path)
             table_schemas.append(cache[path.resolve()])
@@ -213,7 +205,7 @@ def load(root: Path) -> Project:
         if domain_dir.name == TABLE_SCHEMA_DIR or domain_dir.name.startswith((".", "_")):
             continue
         schemas, _ = domains.setdefault(domain_dir.name, ([], []))
-        for path in sorted(domain_dir.glob("*" + SCHEMA_SUFFIX)):
+        for path in _files(domain_dir.glob("*" + SCHEMA_SUFFIX)):
             try:
                 sf = read_json(root, path)
                 cache[path.resolve()] = sf
@@ -223,7 +215,7 @@ def load(root: Path) -> Project:
     for domain_dir in sorted(p for p in schemas_dir.iterdir() if p.is_dir()):
         if domain_dir.name not in domains:
             continue
-        for path in sorted(domain_dir.glob("*.yaml")):
+        for path in _files(domain_dir.glob("*.yaml")):
             try:
                 domains[domain_dir.name][1].append(_table(root, path, cache))
             except CompileError as exc:

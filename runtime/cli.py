@@ -9,7 +9,12 @@ Exit status of ``rcs validate``: 0 all valid, 1 any violation, 2 usage or unread
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from runtime.collect import Collection
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -52,17 +57,30 @@ def _progress(done: int, total: int) -> None:
         print(f"\rrcs validate: {done}/{total} files", end=end, file=sys.stderr, flush=True)
 
 
+def exit_status(collection: Collection) -> int:
+    """0 every file checked and valid, 1 any violation, 2 any usage problem (it wins)."""
+    if collection.usage:
+        return EXIT_USAGE
+    return EXIT_OK if all(r.valid for r in collection.results) else EXIT_INVALID
+
+
 def _validate(args: argparse.Namespace) -> int:
+    from generated.cli import messages as M
     from runtime import collect, report
 
     progress = _progress if sys.stderr.isatty() else None
     collection = collect.collect(args.paths, args.kind, args.evidence, args.claim_policy, progress)
-    sys.stdout.write(report.as_json(collection) if args.format == "json" else report.text(collection))
+    # The status is decided before anything is written, so a closed pipe cannot change it.
+    status = exit_status(collection)
+    try:
+        sys.stdout.write(report.as_json(collection) if args.format == "json" else report.text(collection))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Keep Python from complaining again at exit about the pipe it cannot flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     for problem in collection.usage:
-        print(f"rcs validate: {problem}", file=sys.stderr)
-    if collection.usage:
-        return EXIT_USAGE
-    return EXIT_OK if all(r.valid for r in collection.results) else EXIT_INVALID
+        print(M.usage_prefix(problem=problem), file=sys.stderr)
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         return _validate(args)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
     except Exception as exc:  # a bug in rcs: say so in one line rather than a traceback
-        print(f"rcs: internal error: {type(exc).__name__}: {exc} (please report this)", file=sys.stderr)
+        from generated.cli import messages as M
+
+        print(M.internal_error(kind=type(exc).__name__, detail=str(exc)), file=sys.stderr)
         return EXIT_INTERNAL
 
 

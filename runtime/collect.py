@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-import json
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
+
 from generated._support import Kind, RcsError, format_location
 from generated.cli import messages as M
+from generated.evidence.errors import ErrorCode as EvidenceCode
 from runtime import kinds, validation
 
-DEFAULT_DOMAIN = "evidence"  # whose SchemaViolationError reports a file too broken to have a kind
+# The evidence kinds the command line loads as inputs (names fixed by R-GEN-7).
+BUNDLE_KIND = "evidence/evidence_bundle"
+POLICY_KIND = "evidence/claim_policy"
 
 
 @dataclass(frozen=True)
@@ -32,16 +37,17 @@ class Violation:
 
 @dataclass(frozen=True)
 class FileResult:
-    """The outcome for one file: its kind (when known) and its violations."""
+    """The outcome for one file: its kind (when known), its violations, or why it was not checked."""
 
     path: str
     kind: str | None
     violations: tuple[Violation, ...] = ()
+    unchecked: str | None = None
 
     @property
     def valid(self) -> bool:
-        """True when the file has no violation."""
-        return not self.violations
+        """True only for a file that was checked and has no violation (fail closed)."""
+        return self.unchecked is None and not self.violations
 
 
 @dataclass
@@ -51,79 +57,87 @@ class Collection:
     results: list[FileResult] = field(default_factory=list)
     usage: list[str] = field(default_factory=list)
 
+    def skip(self, path: str, kind: str | None, problem: str) -> FileResult:
+        """Record a file that could not be checked; it counts as a usage problem, never as valid."""
+        self.usage.append(problem)
+        return FileResult(path, kind, unchecked=problem)
+
+
+def _kind_of_path(path: Path) -> str:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "missing"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    return "file" if stat.S_ISREG(mode) else "other"
+
 
 def expand(paths: Iterable[str], collection: Collection) -> list[Path]:
-    """Files to check: each file given, and every ``*.json`` below each directory, sorted."""
+    """Files to check: each file given, and every ``*.json`` file below each directory, sorted."""
     files: list[Path] = []
     for given in paths:
         path = Path(given)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*.json") if p.is_file())
+        what = _kind_of_path(path)
+        if what == "dir":
+            found = sorted(p for p in path.rglob("*.json") if _kind_of_path(p) == "file")
             if not found:
                 collection.usage.append(M.no_files(path=given))
             files.extend(found)
-        elif path.is_file():
+        elif what == "file":
             files.append(path)
+        elif what == "missing":
+            collection.usage.append(M.no_such_path(path=given))
         else:
-            collection.usage.append(M.unreadable(path=given, reason="no such file or directory"))
+            collection.usage.append(M.not_a_file(path=given))
     return files
 
 
-def _declared_kind(raw: bytes) -> tuple[str | None, Any]:
-    """The ``$schema`` of a JSON object text, and the parse failure if it is not JSON."""
+def declared_schema(raw: bytes) -> tuple[str | None, str | None]:
+    """The ``$schema`` string of a JSON object text, and the parse failure when it is not JSON.
+
+    Parsed with pydantic-core's parser, which the validation uses too, so that both report the same
+    line and column and both survive deep nesting and huge numbers.
+    """
     try:
-        data = json.loads(raw)
+        data: Any = pydantic_core.from_json(raw, allow_inf_nan=False)
     except ValueError as exc:
-        return None, exc
+        return None, str(exc)
     if isinstance(data, dict) and isinstance(data.get("$schema"), str):
         return data["$schema"], None
     return None, None
 
 
-def _syntax_violation(raw: bytes) -> Violation:
-    errors = validation.rules_for(DEFAULT_DOMAIN).errors
-    try:
-        json.loads(raw)
-        detail = "not a JSON object"
-    except json.JSONDecodeError as exc:
-        detail = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-    except ValueError as exc:  # undecodable bytes
-        detail = str(exc)
-    return Violation.of(errors.json_syntax(detail=detail))
-
-
 def check_file(path: Path, kind: Kind | None, context: validation.Context, collection: Collection) -> FileResult:
-    """Validate one file; usage problems go to ``collection.usage``."""
+    """Validate one file; problems that stop it being checked go to ``collection.usage`` too."""
     name = str(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        collection.usage.append(M.unreadable(path=name, reason=exc.strerror or str(exc)))
-        return FileResult(name, None)
+        return collection.skip(name, None, M.unreadable(path=name, reason=exc.strerror or str(exc)))
     if kind is None:
-        ref, broken = _declared_kind(raw)
+        ref, broken = declared_schema(raw)
         if broken is not None:
-            return FileResult(name, None, (_syntax_violation(raw),))
+            errors = validation.rules_for(M.DEFAULT_DOMAIN).errors
+            return FileResult(name, None, (Violation.of(errors.json_syntax(detail=broken)),))
         found = kinds.kind_from_schema_ref(ref) if ref is not None else None
         if found is None:
-            collection.usage.append(M.no_kind(path=name))
-            return FileResult(name, None)
+            return collection.skip(name, None, M.no_kind(path=name))
         kind = found
-    errors = list(validation.violations(kind, raw, context))
-    if any(e.code == "EVIDENCE_STORE_REQUIRED" for e in errors):
-        count = next(int(e.params["count"]) for e in errors if e.code == "EVIDENCE_STORE_REQUIRED")
-        collection.usage.append(M.evidence_required(path=name, count=count))
-        return FileResult(name, kind.kind)
-    return FileResult(name, kind.kind, tuple(Violation.of(e) for e in errors))
+    errors_found = list(validation.violations(kind, raw, context))
+    for error in errors_found:
+        if error.code == EvidenceCode.EVIDENCE_STORE_REQUIRED:
+            problem = M.evidence_required(path=name, count=int(error.params["count"]))
+            return collection.skip(name, kind.kind, problem)
+    return FileResult(name, kind.kind, tuple(Violation.of(e) for e in errors_found))
 
 
 def load_evidence(bundle: str, collection: Collection) -> Any:
     """The EvidenceStore of a bundle file; on failure the bundle's violations become a result."""
     from runtime.evidence.store import EvidenceStore
 
-    kind = kinds.resolve("evidence/evidence_bundle")
-    result = check_file(Path(bundle), kind, validation.Context(), collection)
-    if collection.usage:
+    result = check_file(Path(bundle), kinds.resolve(BUNDLE_KIND), validation.Context(), collection)
+    if result.unchecked is not None:
         return None
     if not result.valid:
         collection.results.append(result)
@@ -136,13 +150,16 @@ def load_policy(path: str, collection: Collection) -> Any:
     """A claim policy from a YAML file; on failure a result and a usage problem."""
     from runtime.evidence.policy import load_claim_policy
 
+    if _kind_of_path(Path(path)) != "file":
+        collection.usage.append(M.no_such_path(path=path))
+        return None
     try:
         return load_claim_policy(path)
     except OSError as exc:
         collection.usage.append(M.unreadable(path=path, reason=exc.strerror or str(exc)))
     except RcsError as exc:
-        collection.results.append(FileResult(path, "evidence/claim_policy", (Violation.of(exc),)))
-        collection.usage.append(M.bad_bundle(path=path, count=1))
+        collection.results.append(FileResult(path, POLICY_KIND, (Violation.of(exc),)))
+        collection.usage.append(M.bad_claim_policy(path=path, count=1))
     return None
 
 

@@ -20,26 +20,28 @@ def text(collection: Collection) -> str:
 
 
 def summary(collection: Collection) -> str:
-    """The closing summary line."""
+    """The closing summary line; files that could not be checked are counted apart, never as valid."""
     results = collection.results
     valid = sum(1 for r in results if r.valid)
-    return M.summary(
-        files=len(results),
-        valid=valid,
-        invalid=len(results) - valid,
-        violations=sum(len(r.violations) for r in results),
-    )
+    unchecked = sum(1 for r in results if r.unchecked is not None)
+    counts = {
+        "files": len(results),
+        "valid": valid,
+        "invalid": len(results) - valid - unchecked,
+        "violations": sum(len(r.violations) for r in results),
+    }
+    return M.summary_unchecked(**counts, unchecked=unchecked) if unchecked else M.summary(**counts)
 
 
 def as_json(collection: Collection) -> str:
-    """A JSON list of ``{path, kind, valid, errors: [{error, message, location}]}``."""
-    payload = [
-        {
-            "path": r.path,
-            "kind": r.kind,
-            "valid": r.valid,
-            "errors": [{"error": v.error, "message": v.message, "location": v.location} for v in r.violations],
-        }
-        for r in collection.results
-    ]
+    """A JSON list of ``{path, kind, valid, errors: [{error, message, location}]}``.
+
+    A file that could not be checked is ``valid: false`` with one ``UsageError`` entry saying why.
+    """
+    payload = []
+    for r in collection.results:
+        errors = [{"error": v.error, "message": v.message, "location": v.location} for v in r.violations]
+        if r.unchecked is not None:
+            errors.append({"error": M.not_checked_error(), "message": r.unchecked, "location": "$"})
+        payload.append({"path": r.path, "kind": r.kind, "valid": r.valid, "errors": errors})
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"

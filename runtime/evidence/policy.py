@@ -13,6 +13,7 @@ import yaml
 from generated.evidence import errors as E
 from generated.evidence.claim_policy import CLAIM_POLICY_JSON
 from generated.evidence.claim_policy_schema import ClaimPolicy
+from runtime import strict_yaml
 
 
 @cache
@@ -37,12 +38,19 @@ def load_claim_policy(path: str | os.PathLike[str] | None = None) -> ClaimPolicy
     """
     if path is None:
         return default_claim_policy()
-    text = Path(path).read_text(encoding="utf-8")
+    raw = Path(path).read_bytes()
     try:
-        data = yaml.safe_load(text)
+        text = raw.decode("utf-8")
+        data = strict_yaml.load(text)
+        as_json = json.dumps(data, default=str)
+    except UnicodeDecodeError as exc:
+        raise E.yaml_syntax(detail=f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
     except yaml.YAMLError as exc:
-        raise E.yaml_syntax(detail=str(exc).replace("\n", " ")) from None
-    return load_claim_policy_text(json.dumps(data, default=str))
+        line, message = strict_yaml.problem(exc, text)
+        raise E.yaml_syntax(detail=f"line {line}: {message}") from None
+    except (RecursionError, ValueError) as exc:  # nested too deeply to read or to write as JSON
+        raise E.yaml_syntax(detail=f"cannot be read as JSON data ({type(exc).__name__})") from None
+    return load_claim_policy_text(as_json)
 
 
 def citation_required(policy: ClaimPolicy, severity: str) -> bool | None:

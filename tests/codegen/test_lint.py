@@ -249,3 +249,52 @@ def test_standard_validator_resolves_cross_file_refs_offline() -> None:
         timeout=120,
     )
     assert failed.returncode == 1 and "snippet_id" in failed.stdout
+
+
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (
+            lambda p: (
+                (p / "schemas/kinds").mkdir()
+                or (p / "schemas/kinds/report.yaml").write_text(
+                    "$schema: ../tables/report.schema.json\nsection_order: [a]\n"
+                )
+            ),
+            "domain name 'kinds' must match",
+        ),
+        (
+            lambda p: (
+                (p / "schemas/my-dom").mkdir()
+                or (p / "schemas/my-dom/report.yaml").write_text(
+                    "$schema: ../tables/report.schema.json\nsection_order: [a]\n"
+                )
+            ),
+            "domain name 'my-dom' must match",
+        ),
+        (
+            lambda p: (p / "schemas/evidence/literature_map_schema.yaml").write_text(
+                "$schema: ../tables/report.schema.json\nsection_order: [a]\n"
+            ),
+            "table name 'literature_map_schema' must match",
+        ),
+    ],
+    ids=["reserved-domain", "dash-domain", "shadowing-table"],
+)
+def test_names_that_would_collide_or_not_import(
+    project: Path, capsys: pytest.CaptureFixture[str], make: object, message: str
+) -> None:
+    make(project)  # type: ignore[operator]
+    assert any(message in line for line in compile_errors(project, capsys))
+
+
+def test_inputs_outside_the_root_and_odd_files(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "elsewhere.schema.json"
+    outside.write_text((project / "schemas/tables/report.schema.json").read_text())
+    table = project / "schemas/evidence/report.yaml"
+    table.write_text(table.read_text().replace("../tables/report.schema.json", str(outside)))
+    (project / "schemas/evidence/odd.schema.json").mkdir()
+    errors = compile_errors(project, capsys)
+    assert errors == [f"{outside}:0: inputs must lie inside the project root {project.resolve()}"]
