@@ -230,7 +230,7 @@ def lint_table(table: Table, registry: Registry[Any]) -> Iterator[Diagnostic]:
         yield _diag(sf, "/default_mode", f"default_mode {data['default_mode']!r} is not a listed mode")
 
 
-REQUIRED_CODES = ("JSON_SYNTAX", "SCHEMA_VIOLATION")
+REQUIRED_CODES = ("JSON_SYNTAX", "SCHEMA_VIOLATION", "SCHEMA_MISSING_PROPERTY", "SCHEMA_UNKNOWN_PROPERTY")
 NAME = re.compile(r"[a-z][a-z0-9_]*")
 RESERVED_DOMAINS = frozenset({"kinds", "tables"})  # generated/kinds.py, schemas/tables/
 

@@ -20,6 +20,10 @@ class SchemaErrorFactories(Protocol):
 
     def schema_violation(self, *, detail: str, location: Location = ()) -> RcsError: ...
 
+    def schema_missing_property(self, *, name: str, location: Location = ()) -> RcsError: ...
+
+    def schema_unknown_property(self, *, name: str, location: Location = ()) -> RcsError: ...
+
 
 def _unwrap(annotation: Any) -> Any:
     while True:
@@ -58,15 +62,14 @@ def model_at(root: type[BaseModel], loc: tuple[str | int, ...]) -> Any:
     return _unwrap(current)
 
 
-def describe(error: ErrorDetails) -> str:
-    """A one-line description of a Pydantic error, in JSON Schema words where they differ."""
-    kind = error["type"]
-    loc = error["loc"]
-    if kind == "missing" and loc:
-        return f"Required property {str(loc[-1])!r} is missing"
-    if kind == "extra_forbidden" and loc:
-        return f"Property {str(loc[-1])!r} is not allowed by the schema"
-    return str(error["msg"])
+def describe(error: ErrorDetails, factories: SchemaErrorFactories) -> RcsError:
+    """The contract error for one Pydantic error, in JSON Schema words where they differ."""
+    loc: Location = tuple(error["loc"])
+    if error["type"] == "missing" and loc:
+        return factories.schema_missing_property(name=str(loc[-1]), location=loc)
+    if error["type"] == "extra_forbidden" and loc:
+        return factories.schema_unknown_property(name=str(loc[-1]), location=loc)
+    return factories.schema_violation(detail=str(error["msg"]), location=loc)
 
 
 def schema_errors(
@@ -96,7 +99,8 @@ def schema_errors(
                 yield claims[prefix]
             continue
         if error["type"] == "json_invalid":
+            # Pydantic's text starts with its own "Invalid JSON: "; the template adds ours.
             message = str(error["msg"])
             yield factories.json_syntax(detail=message.removeprefix("Invalid JSON: "), location=())
             continue
-        yield factories.schema_violation(detail=describe(error), location=loc)
+        yield describe(error, factories)

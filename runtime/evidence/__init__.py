@@ -9,13 +9,15 @@ Errors (all from ``generated.evidence.errors``; ``str(error)`` is exactly the me
     ├── ClaimPolicyViolationError     claims against claim_policy.yaml
     ├── BudgetExceededError           a charge past its limit in fail mode
     ├── BudgetUsageError              unknown budget, bad amount, missing stage
-    └── EvidenceStoreRequiredError    evidence cited, no store given
+    ├── EvidenceStoreRequiredError    evidence cited, no store given
+    └── ArtifactKindError             unknown or ambiguous artifact kind
 """
 
 from generated.evidence.budgets import BudgetPolicy
 from generated.evidence.claim_policy_schema import ClaimPolicy
 from generated.evidence.errors import (
     ArtifactIntegrityError,
+    ArtifactKindError,
     BudgetExceededError,
     BudgetUsageError,
     ClaimPolicyViolationError,
@@ -41,6 +43,7 @@ from runtime.evidence.validate import iter_violations, validate_artifact
 
 __all__ = [
     "ArtifactIntegrityError",
+    "ArtifactKindError",
     "BudgetExceededError",
     "BudgetPolicy",
     "BudgetTracker",

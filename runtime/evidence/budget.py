@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from generated.evidence import errors as E
-from generated.evidence.budgets import BUDGET_NAMES, LIMIT_TYPES, MEASURES, BudgetPolicy
+from generated.evidence.budgets import BUDGET_NAMES, CLOCK, LIMIT_TYPES, PER_STAGE, RAISING_MODES, BudgetPolicy
 from generated.evidence.partial_result_schema import PartialResult
 
 Number = int | float
@@ -60,21 +60,20 @@ class BudgetTracker:
     def used(self, name: str, stage: str | None = None) -> Number:
         """Usage so far of a budget (of one stage for per-stage budgets; elapsed time for clock ones)."""
         self._check_call(name, 0, stage, charging=False)
-        if MEASURES[name] == "clock":
+        if name in CLOCK:
             return self.elapsed()
-        if MEASURES[name] == "per_stage":
+        if name in PER_STAGE:
             return self._stage_usage.get((name, stage or ""), 0)
         return self._usage.get(name, 0)
 
     def _check_call(self, name: str, amount: object, stage: str | None, charging: bool) -> None:
-        if name not in MEASURES:
+        if name not in LIMIT_TYPES:
             raise E.unknown_budget(budget_name=str(name), known=", ".join(BUDGET_NAMES))
-        measure = MEASURES[name]
-        if charging and measure == "clock":
+        if charging and name in CLOCK:
             raise E.budget_not_chargeable(budget_name=name)
-        if measure == "per_stage" and stage is None and charging:
+        if name in PER_STAGE and stage is None and charging:
             raise E.budget_stage_required(budget_name=name)
-        if measure != "per_stage" and stage is not None:
+        if name not in PER_STAGE and stage is not None:
             raise E.budget_stage_unexpected(budget_name=name, stage=str(stage))
         wanted = LIMIT_TYPES[name]
         valid_type = isinstance(amount, int) if wanted is int else isinstance(amount, int | float)
@@ -100,7 +99,7 @@ class BudgetTracker:
                 would = current + amount
                 if would > limit:
                     return self._refuse(budget, limit, would)
-            elif MEASURES[budget] == "clock" and elapsed > limit:
+            elif budget in CLOCK and elapsed > limit:
                 return self._refuse(budget, limit, elapsed)
         if stage is not None:
             self._stage_usage[key] = current + amount
@@ -114,14 +113,14 @@ class BudgetTracker:
             return self._exhausted
         for budget in BUDGET_NAMES:
             limit: Number = getattr(self._policy, budget)
-            if MEASURES[budget] == "clock" and self.elapsed() > limit:
+            if budget in CLOCK and self.elapsed() > limit:
                 return self._refuse(budget, limit, self.elapsed())
         return None
 
     def _refuse(self, budget: str, limit: Number, used: Number) -> PartialResult:
         limit, used = _plain(limit), _plain(used)
         error = E.budget_exceeded(budget_name=budget, limit=limit, used=used)
-        if self._policy.mode == "fail":
+        if self._policy.mode in RAISING_MODES:
             raise error
         self._exhausted = PartialResult(partial=True, reason=str(error), budget_name=budget, limit=limit, used=used)
         return self._exhausted

@@ -8,12 +8,23 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from generated._support import RcsError
+from generated._support import Kind, RcsError
+from generated.evidence import errors as E
 from generated.evidence.claim_policy_schema import ClaimPolicy
 from runtime import kinds, validation
 from runtime.evidence.store import EvidenceStore
 
 Source = str | bytes | os.PathLike[str]
+
+
+def _kind(name: str) -> Kind:
+    """The kind, or the evidence domain's ArtifactKindError (a contract error, not a KindError)."""
+    try:
+        return kinds.resolve(name)
+    except kinds.KindError as exc:
+        if exc.problem == "ambiguous":
+            raise E.ambiguous_kind(kind=name, candidates=", ".join(exc.candidates)) from None
+        raise E.unknown_kind(kind=name, known=", ".join(exc.candidates)) from None
 
 
 def _text(source: Source) -> str | bytes:
@@ -35,7 +46,7 @@ def validate_artifact(
     ``kind`` is ``<domain>/<name>`` or a bare unambiguous ``<name>`` (R-GEN-7).
     """
     context = validation.Context(evidence=evidence, claim_policy=claim_policy)
-    return validation.validate(kinds.resolve(kind), _text(source), context)
+    return validation.validate(_kind(kind), _text(source), context)
 
 
 def iter_violations(
@@ -47,4 +58,4 @@ def iter_violations(
 ) -> Iterator[RcsError]:
     """Every violation of the artifact, in document order (empty when it is valid)."""
     context = validation.Context(evidence=evidence, claim_policy=claim_policy)
-    return validation.violations(kinds.resolve(kind), _text(source), context)
+    return validation.violations(_kind(kind), _text(source), context)

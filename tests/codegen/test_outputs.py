@@ -5,7 +5,6 @@ from __future__ import annotations
 import filecmp
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -138,7 +137,6 @@ def test_help_does_not_import_pydantic() -> None:
     assert result.stdout.strip() == "False", result.stderr
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
 def test_codegen_without_schemas_dir_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(tmp_path, check=True) == 1
     assert "no schemas/ directory" in capsys.readouterr().err

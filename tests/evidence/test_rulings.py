@@ -470,3 +470,27 @@ def test_r_gen_7_kind_names() -> None:
     with pytest.raises(kinds.KindError) as info:
         kinds.resolve("nope")
     assert info.value.problem == "unknown" and "evidence/literature_map" in info.value.candidates
+
+
+def test_unknown_kind_is_a_contract_error() -> None:
+    from runtime.evidence import ArtifactKindError
+
+    with pytest.raises(ArtifactKindError) as info:
+        validate_artifact("evidence/nope", "{}")
+    assert str(info.value).startswith("Unknown artifact kind: evidence/nope (known: evidence/claim_policy, ")
+    assert isinstance(info.value, ContractViolationError)
+
+
+def test_partial_result_is_constructible_as_the_contract_shows() -> None:
+    result = PartialResult(partial=True, reason="Budget exceeded: max_tokens limit=1 used=2")
+    assert result.partial is True and result.reason.endswith("used=2")
+    assert result.model_dump() == {"partial": True, "reason": "Budget exceeded: max_tokens limit=1 used=2"}
+
+
+def test_every_rule_check_is_wired_to_a_real_kind() -> None:
+    """A schema renamed without its check would silently lose its rules; this catches it."""
+    from runtime.evidence.checks import CHECKS
+
+    known = {k.name for k in map(kinds.resolve, kinds.known_kinds()) if k.domain == "evidence"}
+    assert set(CHECKS) <= known
+    assert {"literature_map", "structured_report", "experiment_plan", "evidence_bundle", "claim_policy"} <= set(CHECKS)
