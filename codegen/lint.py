@@ -226,6 +226,16 @@ def lint_table(table: Table, registry: Registry[Any]) -> Iterator[Diagnostic]:
         yield from _lint_templates(sf, data["codes"], "/codes", "message")
     elif table.kind == "messages":
         yield from _lint_templates(sf, data["messages"], "/messages", "message")
+    elif table.kind == "stop_rules":
+        yield from _lint_templates(sf, data["parse_errors"], "/parse_errors", "message")
+        metric = [r["code"] for r in data["stop_reasons"] if r["phase"] == "metric"]
+        if sorted(data["metric_precedence"]) != sorted(metric):
+            yield _diag(sf, "/metric_precedence", f"must list each metric-phase stop reason once: {metric}")
+        parsers = {p["name"] for p in data["parsers"]}
+        for index, entry in enumerate(data["parse_errors"]):
+            for name in entry.get("applies_to", []):
+                if name not in parsers:
+                    yield _diag(sf, f"/parse_errors/{index}/applies_to", f"unknown parser {name!r}")
     elif table.kind == "budgets" and data["default_mode"] not in {m["name"] for m in data["modes"]}:
         yield _diag(sf, "/default_mode", f"default_mode {data['default_mode']!r} is not a listed mode")
 

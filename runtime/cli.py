@@ -21,6 +21,7 @@ EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 def _parser() -> argparse.ArgumentParser:
     from codegen.cli import build_parser as codegen_parser
+    from generated.odr.stop_rules import StopReason
 
     parser = argparse.ArgumentParser(
         prog="rcs",
@@ -39,7 +40,11 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     validate.add_argument(
-        "paths", nargs="+", metavar="PATH", help="a JSON file, or a directory (every *.json below it)"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a JSON file, a JSON Lines file (*.jsonl: one artifact per line), or a directory (every *.json and "
+        "*.jsonl below it)",
     )
     validate.add_argument("--kind", help="artifact kind, <domain>/<name> or a unique <name> (e.g. structured_report)")
     validate.add_argument("--evidence", metavar="BUNDLE.json", help="evidence bundle that citations resolve against")
@@ -47,6 +52,20 @@ def _parser() -> argparse.ArgumentParser:
         "--claim-policy", metavar="FILE", help="claim policy YAML (default: the compiled claim_policy.yaml)"
     )
     validate.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    odr = commands.add_parser("odr", help="ODR v1: the Architect/Auditor distillation round runner")
+    odr_commands = odr.add_subparsers(dest="odr_command", metavar="ODR_COMMAND", required=True)
+    odr_run = odr_commands.add_parser(
+        "run",
+        help="run rounds from a JSON Lines file and print the trace",
+        description=(
+            'Each line of ROUNDS.jsonl is one round: {"architect": "...", "auditor": "..."}. Prints one trace '
+            "record per round (JSON Lines) on stdout and a summary on stderr; stops reading at the first stop "
+            f"reason ({', '.join(StopReason)}). Exit status: 0 when the rounds ran (whether or not a stop reason "
+            "fired), 2 for bad input (with the line number)."
+        ),
+    )
+    odr_run.add_argument("rounds", metavar="ROUNDS.jsonl", help="the rounds, one JSON object per line")
+    odr_run.add_argument("--config", metavar="CONFIG.json", help="run configuration (default: the schema defaults)")
     return parser
 
 
@@ -91,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
             from codegen.cli import run
 
             return run(args.root, args.check, args.quiet)
+        if args.command == "odr":
+            from runtime.odr.command import main as odr_main
+
+            return odr_main(args.rounds, args.config)
         return _validate(args)
     except KeyboardInterrupt:
         return 130

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +80,9 @@ def expand(paths: Iterable[str], collection: Collection) -> list[Path]:
         path = Path(given)
         what = _kind_of_path(path)
         if what == "dir":
-            found = sorted(p for p in path.rglob("*.json") if _kind_of_path(p) == "file")
+            found = sorted(
+                p for pattern in ("*.json", "*.jsonl") for p in path.rglob(pattern) if _kind_of_path(p) == "file"
+            )
             if not found:
                 collection.usage.append(M.no_files(path=given))
             files.extend(found)
@@ -115,6 +117,34 @@ def check_file(path: Path, kind: Kind | None, context: validation.Context, colle
         raw = path.read_bytes()
     except OSError as exc:
         return collection.skip(name, None, M.unreadable(path=name, reason=exc.strerror or str(exc)))
+    if path.suffix == ".jsonl":
+        return check_lines(name, raw, kind, context, collection)
+    return check_text(name, raw, kind, context, collection)
+
+
+def check_lines(
+    name: str, raw: bytes, kind: Kind | None, context: validation.Context, collection: Collection
+) -> FileResult:
+    """A JSON Lines file: each non-blank line is one artifact; locations start with its line number."""
+    violations: list[Violation] = []
+    kinds_seen: set[str] = set()
+    for number, line in enumerate(raw.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        result = check_text(f"{name}:{number}", line, kind, context, collection)
+        if result.unchecked is not None:
+            return FileResult(name, result.kind, tuple(violations), result.unchecked)
+        if result.kind is not None:
+            kinds_seen.add(result.kind)
+        violations.extend(replace(v, location=f"line {number}: {v.location}") for v in result.violations)
+    found_kind = kind.kind if kind is not None else ", ".join(sorted(kinds_seen)) or None
+    return FileResult(name, found_kind, tuple(violations))
+
+
+def check_text(
+    name: str, raw: bytes, kind: Kind | None, context: validation.Context, collection: Collection
+) -> FileResult:
+    """Validate one JSON text."""
     if kind is None:
         ref, broken = declared_schema(raw)
         if broken is not None:

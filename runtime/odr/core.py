@@ -1,0 +1,140 @@
+"""The ODR round runner: an immutable state and ``run_round`` in the contract's locked order.
+
+Locked state machine (odr-v1.md): ingest -> CODE_LEAK -> parse (SHAPE_VIOLATION) -> append Vn ->
+MAX_ROUNDS -> DIFF_FLOOR -> CIRCULARITY -> metric-phase precedence (from the stop-rules table) ->
+emit one trace record.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from generated.odr import errors as E
+from generated.odr.config_schema import ODRConfig
+from generated.odr.parse_result_schema import ArchitectParsed, AuditorParsed
+from generated.odr.stop_rules import METRIC_PRECEDENCE, StopReason
+from generated.odr.trace_record_schema import CodeLeakMatch, Metrics, SourcedParseError, TraceRecord
+from runtime.odr.metrics import jaccard
+from runtime.odr.parsers import parse_architect, parse_auditor
+from runtime.odr.text import normalized
+
+SIDES = ("architect", "auditor")
+
+
+@lru_cache(maxsize=64)
+def compiled_patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """The code-leak patterns, compiled once; ODRConfigError names the first that does not (R-ODR-8)."""
+    result = []
+    for index, pattern in enumerate(patterns):
+        try:
+            result.append(re.compile(pattern))
+        except (re.error, RecursionError, OverflowError) as exc:
+            raise E.pattern_does_not_compile(index=index, detail=str(exc)) from None
+    return tuple(result)
+
+
+@dataclass(frozen=True)
+class ODRState:
+    """An immutable run: its config, the requirements so far (Vn), the trace, and why it stopped."""
+
+    config: ODRConfig = field(default_factory=ODRConfig)
+    history_v: tuple[str, ...] = ()
+    trace: tuple[TraceRecord, ...] = ()
+    stable_count: int = 0
+    stop_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        compiled_patterns(tuple(self.config.code_leak_patterns))
+
+
+def code_leaks(config: ODRConfig, architect: str, auditor: str) -> list[CodeLeakMatch]:
+    """Every (side, pattern) that matched, architect first, patterns in order (R-ODR-7)."""
+    patterns = compiled_patterns(tuple(config.code_leak_patterns))
+    return [
+        CodeLeakMatch(side=side, pattern=pattern.pattern)  # type: ignore[arg-type]
+        for side, text in zip(SIDES, (architect, auditor), strict=True)
+        for pattern in patterns
+        if pattern.search(text) is not None
+    ]
+
+
+def run_round(state: ODRState, architect_raw: object, auditor_raw: object) -> ODRState:
+    """Run one round; after a stop the very same state is returned and nothing is recorded (R-ODR-8)."""
+    if state.stop_reason is not None:
+        return state
+    config = state.config
+    n = len(state.trace) + 1
+    architect, auditor = normalized(architect_raw), normalized(auditor_raw)
+    record = {"round": n, "run_config": config, "architect_raw": architect, "auditor_raw": auditor}
+
+    def metrics(
+        hit: bool, stable: int, diff: float | None = None, prev: float | None = None, loop: float | None = None
+    ) -> Metrics:
+        return Metrics(code_leak_hit=hit, n=n, diff_ratio=diff, sim_prev=prev, sim_loop=loop, stable_count=stable)
+
+    def stopped(reason: StopReason, **fields: object) -> ODRState:
+        trace = TraceRecord(**record, **fields, stop_reason=reason.value)  # type: ignore[arg-type]
+        return replace(state, trace=(*state.trace, trace), stop_reason=reason.value)
+
+    leaks = code_leaks(config, architect, auditor)
+    if leaks:
+        return stopped(
+            StopReason.CODE_LEAK,
+            architect_parsed=None,
+            auditor_parsed=None,
+            parse_errors=[],
+            metrics=metrics(True, state.stable_count),
+            code_leak_matches=leaks,
+        )
+    parsed = {"architect": parse_architect(architect), "auditor": parse_auditor(auditor)}
+    failures = [
+        SourcedParseError(source=side, code=result.error.code, message=result.error.message)  # type: ignore[arg-type]
+        for side, result in parsed.items()
+        if not result.ok and result.error is not None
+    ]
+    if failures:
+        return stopped(
+            StopReason.SHAPE_VIOLATION,
+            architect_parsed=None,
+            auditor_parsed=None,
+            parse_errors=failures,
+            metrics=metrics(False, state.stable_count),
+            code_leak_matches=[],
+        )
+    architect_parsed, auditor_parsed = parsed["architect"].data, parsed["auditor"].data
+    assert isinstance(architect_parsed, ArchitectParsed) and isinstance(auditor_parsed, AuditorParsed)
+    history = (*state.history_v, architect_parsed.requirement)
+    vn = history[-1]
+    fired = {reason: False for reason in METRIC_PRECEDENCE}
+    fired[StopReason.MAX_ROUNDS] = n == config.max_rounds
+    diff_ratio = sim_prev = sim_loop = None
+    stable = state.stable_count
+    if len(history) >= 2:
+        sim_prev_value = jaccard(vn, history[-2], config.shingle_k)
+        diff_ratio = 1.0 - sim_prev_value
+        stable = stable + 1 if diff_ratio < config.diff_floor_pct else 0  # strict < (R-ODR-3)
+        fired[StopReason.DIFF_FLOOR] = stable >= config.stable_rounds
+        if len(history) >= 3:
+            sim_prev = sim_prev_value
+            sim_loop = jaccard(vn, history[-3], config.shingle_k)
+            # strict > on the margin, inclusive floor (R-ODR-4)
+            fired[StopReason.CIRCULARITY] = sim_loop > sim_prev + config.margin and sim_loop >= config.min_loop_sim
+    reason = next((r for r in METRIC_PRECEDENCE if fired[r]), None)
+    trace = TraceRecord(
+        **record,  # type: ignore[arg-type]
+        architect_parsed=architect_parsed,
+        auditor_parsed=auditor_parsed,
+        parse_errors=[],
+        metrics=metrics(False, stable, diff_ratio, sim_prev, sim_loop),
+        code_leak_matches=[],
+        stop_reason=None if reason is None else reason.value,
+    )
+    return ODRState(
+        config=config,
+        history_v=history,
+        trace=(*state.trace, trace),
+        stable_count=stable,
+        stop_reason=None if reason is None else reason.value,
+    )

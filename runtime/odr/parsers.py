@@ -1,0 +1,152 @@
+"""The architect and auditor parsers (odr-v1.md, Parsing Contract; R-ODR-1, R-ODR-6).
+
+They never raise: every outcome is a ParseResult. The required headers, the checks and their order
+come from ``generated.odr.stop_rules``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from generated.odr.parse_result_schema import ArchitectParsed, AuditorParsed, ParseError, ParseResult
+from generated.odr.stop_rules import (
+    HEADERS,
+    PARSE_CHECK_APPLIES_TO,
+    PARSE_CHECK_ORDER,
+    PARSE_ERROR_MESSAGES,
+    Header,
+    ParseErrorCode,
+)
+from runtime.odr.text import BOM, as_text, normalize_newlines
+
+_HEADER_LINE = re.compile(r"###[ \t]+(.*)", re.DOTALL)
+# ASCII-only case folding: "ſ" must not match "s" (R-ODR-6).
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_MODELS: dict[str, Any] = {"architect": ArchitectParsed, "auditor": AuditorParsed}
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One pass over a text: its lines and where each required header stands."""
+
+    parser: str
+    headers: tuple[Header, ...]
+    text: str | None
+    lines: tuple[str, ...]
+    hits: tuple[tuple[int, str], ...]  # (line index, header name) in document order
+
+
+def _scan(parser: str, raw: object) -> Scan:
+    headers = HEADERS[parser]
+    text = as_text(raw)
+    if text is None:
+        return Scan(parser, headers, None, (), ())
+    text = normalize_newlines(text.removeprefix(BOM))
+    wanted = {h.name.translate(_ASCII_LOWER): h.name for h in headers}
+    lines = tuple(text.split("\n"))
+    hits: list[tuple[int, str]] = []
+    for index, line in enumerate(lines):
+        match = _HEADER_LINE.fullmatch(line.strip())
+        if match is not None:
+            name = wanted.get(match[1].translate(_ASCII_LOWER))
+            if name is not None:
+                hits.append((index, name))
+    return Scan(parser, headers, text, lines, tuple(hits))
+
+
+def _error(code: ParseErrorCode, **fields: str) -> ParseError:
+    return ParseError(code=code.value, message=PARSE_ERROR_MESSAGES[code].format(**fields))
+
+
+def _empty_input(scan: Scan) -> ParseError | None:
+    if scan.text is None or not scan.text.strip():
+        return _error(ParseErrorCode.EMPTY_INPUT, source=scan.parser)
+    return None
+
+
+def _duplicate_header(scan: Scan) -> ParseError | None:
+    seen: set[str] = set()
+    for _, name in scan.hits:
+        if name in seen:
+            return _error(ParseErrorCode.DUPLICATE_HEADER, header=name)
+        seen.add(name)
+    return None
+
+
+def _missing_header(scan: Scan) -> ParseError | None:
+    found = {name for _, name in scan.hits}
+    missing = [h.name for h in scan.headers if h.name not in found]
+    if missing:
+        return _error(ParseErrorCode.MISSING_HEADER, headers=", ".join(missing))
+    return None
+
+
+def _header_out_of_order(scan: Scan) -> ParseError | None:
+    expected = [h.name for h in scan.headers]
+    found = [name for _, name in scan.hits]
+    first = scan.hits[0][0] if scan.hits else len(scan.lines)
+    preamble = any(line.strip() for line in scan.lines[:first])
+    if found != expected or preamble:
+        shown = (["text"] if preamble else []) + found
+        return _error(ParseErrorCode.HEADER_OUT_OF_ORDER, expected=", ".join(expected), found=", ".join(shown))
+    return None
+
+
+def _sections(scan: Scan) -> dict[str, list[str]]:
+    bounds = [index for index, _ in scan.hits] + [len(scan.lines)]
+    return {name: list(scan.lines[start + 1 : bounds[i + 1]]) for i, (start, name) in enumerate(scan.hits)}
+
+
+def _empty_requirement(scan: Scan) -> ParseError | None:
+    sections = _sections(scan)
+    for header in scan.headers:
+        if header.body == "text" and not "\n".join(sections.get(header.name, [])).strip():
+            return _error(ParseErrorCode.EMPTY_REQUIREMENT)
+    return None
+
+
+_CHECKS: dict[ParseErrorCode, Callable[[Scan], ParseError | None]] = {
+    ParseErrorCode.EMPTY_INPUT: _empty_input,
+    ParseErrorCode.DUPLICATE_HEADER: _duplicate_header,
+    ParseErrorCode.MISSING_HEADER: _missing_header,
+    ParseErrorCode.HEADER_OUT_OF_ORDER: _header_out_of_order,
+    ParseErrorCode.EMPTY_REQUIREMENT: _empty_requirement,
+}
+
+
+def _body(header: Header, lines: list[str]) -> str | list[str]:
+    if header.body == "text":
+        return "\n".join(lines).strip()  # Vn: nothing else is changed (R-ODR-1)
+    items = []
+    for line in lines:
+        item = line.strip()
+        if item:
+            items.append(item.removeprefix("- ").strip())
+    return items
+
+
+def parse(parser: str, raw: object) -> ParseResult:
+    """Parse one output with the named parser's table; the first failing check is the error."""
+    scan = _scan(parser, raw)
+    for code in PARSE_CHECK_ORDER:
+        if parser not in PARSE_CHECK_APPLIES_TO.get(code, frozenset({parser})):
+            continue
+        problem = _CHECKS[code](scan)
+        if problem is not None:
+            return ParseResult(ok=False, data=None, error=problem)
+    sections = _sections(scan)
+    data = {h.name.lower(): _body(h, sections[h.name]) for h in scan.headers}
+    return ParseResult(ok=True, data=_MODELS[parser](**data), error=None)
+
+
+def parse_architect(raw: object) -> ParseResult:
+    """Parse the architect's output: REQUIREMENT, CHANGELOG, ASSUMPTIONS, OPEN_QUESTIONS."""
+    return parse("architect", raw)
+
+
+def parse_auditor(raw: object) -> ParseResult:
+    """Parse the auditor's output: CRITIQUE, PATCHES, EDGE_CASES, TEST_GAPS."""
+    return parse("auditor", raw)
