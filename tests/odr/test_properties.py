@@ -1,0 +1,84 @@
+"""Property tests: the parsers never raise, and run_round is deterministic and schema-valid."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from runtime.odr import ODRConfig, ODRState, ParseResult, TraceRecord, parse_architect, parse_auditor, run_round
+from tests.conftest import ROOT
+from tests.odr.helpers import AUDITOR, architect
+
+SETTINGS = settings(max_examples=150, deadline=None)
+HEADER_BITS = [
+    "### REQUIREMENT",
+    "### CHANGELOG",
+    "### ASSUMPTIONS",
+    "### OPEN_QUESTIONS",
+    "### CRITIQUE",
+    "### PATCHES",
+    "### EDGE_CASES",
+    "### TEST_GAPS",
+    "###",
+    "### ſ",
+    "\ufeff",
+    "\r\n",
+    "\r",
+    "- ",
+    "```",
+]
+texts = st.lists(st.sampled_from(HEADER_BITS) | st.text(max_size=30), max_size=20).map("\n".join)
+anything = st.none() | st.integers() | st.binary(max_size=200) | st.text() | texts | st.lists(st.integers(), max_size=3)
+
+
+@SETTINGS
+@given(raw=anything)
+def test_parsers_never_raise(raw: Any) -> None:
+    for parse in (parse_architect, parse_auditor):
+        result = parse(raw)
+        assert isinstance(result, ParseResult)
+        assert result.ok == (result.error is None) == (result.data is not None)
+        ParseResult.model_validate_json(result.model_dump_json(by_alias=True))
+
+
+def test_parsers_on_megabytes() -> None:
+    body = "word " * 200_000
+    assert parse_architect(architect(body)).ok
+    assert parse_auditor(body).error is not None
+
+
+rounds = st.lists(st.tuples(texts, texts), min_size=1, max_size=6)
+
+
+def _schema_validator() -> Any:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    folder = ROOT / "schemas" / "odr"
+    resources = [(p.as_uri(), Resource.from_contents(json.loads(p.read_text()))) for p in folder.glob("*.schema.json")]
+    path = folder / "trace_record.schema.json"
+    schema = dict(json.loads(path.read_text()), **{"$id": path.as_uri()})
+    return Draft202012Validator(schema, registry=Registry().with_resources(resources))
+
+
+VALIDATOR = _schema_validator()
+
+
+@SETTINGS
+@given(pairs=rounds, k=st.integers(1, 4))
+def test_run_round_is_deterministic_and_its_trace_valid(pairs: list[tuple[str, str]], k: int) -> None:
+    def go() -> str:
+        state = ODRState(config=ODRConfig(shingle_k=k, max_rounds=5))
+        for arch, aud in pairs:
+            state = run_round(state, "### REQUIREMENT\n" + arch, aud or AUDITOR)
+        return "\n".join(json.dumps(r.model_dump(mode="json", by_alias=True), ensure_ascii=False) for r in state.trace)
+
+    first, second = go(), go()
+    assert first == second
+    for line in first.split("\n"):  # JSON Lines separate on \n only (U+0085 may sit inside a string)
+        record = json.loads(line)
+        assert VALIDATOR.is_valid(record), list(VALIDATOR.iter_errors(record))[:1]
+        TraceRecord.model_validate_json(line)
