@@ -6,7 +6,10 @@ from typing import Any
 
 from runtime.odr import ODRConfig, ODRState, run_round
 
-AUDITOR = "### CRITIQUE\n- retention window unclear\n### PATCHES\n- name the window\n### EDGE_CASES\n- legal hold\n### TEST_GAPS\n- purge timing\n"
+AUDITOR = (
+    "### CRITIQUE\n- retention window unclear\n### PATCHES\n- name the window\n"
+    "### EDGE_CASES\n- legal hold\n### TEST_GAPS\n- purge timing\n"
+)
 
 
 def architect(requirement: str, changelog: str = "- revised") -> str:
