@@ -7,6 +7,7 @@ records already printed stay printed (a trace of what did run).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +31,8 @@ def load_config(path: str) -> ODRConfig:
     raw = Path(path).read_bytes()
     model = validation.validate(kinds.resolve(CONFIG_KIND), raw, validation.Context())
     assert isinstance(model, ODRConfig)
-    return model
+    # The file's "$schema" locates the schema for editors; it is not part of the run's config.
+    return ODRConfig(**model.model_dump(exclude={"field_schema"}))
 
 
 def rounds(lines: Iterator[str]) -> Iterator[tuple[int, str, str]]:
@@ -81,7 +83,15 @@ def run(path: str, config_path: str | None, out: TextIO, err: TextIO) -> int:
         with handle:
             for _, architect, auditor in rounds(iter(handle)):
                 state = run_round(state, architect, auditor)
-                out.write(json.dumps(state.trace[-1].model_dump(mode="json", by_alias=True), ensure_ascii=False) + "\n")
+                try:
+                    out.write(
+                        json.dumps(state.trace[-1].model_dump(mode="json", by_alias=True), ensure_ascii=False) + "\n"
+                    )
+                    out.flush()
+                except BrokenPipeError:
+                    # The reader is gone (`| head`): stop quietly; nothing more can be delivered.
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+                    break
                 if state.stop_reason is not None:
                     break
     except UnicodeDecodeError as exc:

@@ -16,7 +16,7 @@ from generated.odr.config_schema import ODRConfig
 from generated.odr.parse_result_schema import ArchitectParsed, AuditorParsed
 from generated.odr.stop_rules import METRIC_PRECEDENCE, StopReason
 from generated.odr.trace_record_schema import CodeLeakMatch, Metrics, SourcedParseError, TraceRecord
-from runtime.odr.metrics import jaccard
+from runtime.odr.metrics import similarity, threshold
 from runtime.odr.parsers import parse_architect, parse_auditor
 from runtime.odr.text import normalized
 
@@ -112,15 +112,19 @@ def run_round(state: ODRState, architect_raw: object, auditor_raw: object) -> OD
     diff_ratio = sim_prev = sim_loop = None
     stable = state.stable_count
     if len(history) >= 2:
-        sim_prev_value = jaccard(vn, history[-2], config.shingle_k)
-        diff_ratio = 1.0 - sim_prev_value
-        stable = stable + 1 if diff_ratio < config.diff_floor_pct else 0  # strict < (R-ODR-3)
+        # Decided in exact arithmetic on the shingle counts; recorded as floats.
+        prev = similarity(vn, history[-2], config.shingle_k)
+        diff = 1 - prev
+        diff_ratio = float(diff)
+        stable = stable + 1 if diff < threshold(config.diff_floor_pct) else 0  # strict < (R-ODR-3)
         fired[StopReason.DIFF_FLOOR] = stable >= config.stable_rounds
         if len(history) >= 3:
-            sim_prev = sim_prev_value
-            sim_loop = jaccard(vn, history[-3], config.shingle_k)
+            loop = similarity(vn, history[-3], config.shingle_k)
+            sim_prev, sim_loop = float(prev), float(loop)
             # strict > on the margin, inclusive floor (R-ODR-4)
-            fired[StopReason.CIRCULARITY] = sim_loop > sim_prev + config.margin and sim_loop >= config.min_loop_sim
+            fired[StopReason.CIRCULARITY] = loop > prev + threshold(config.margin) and loop >= threshold(
+                config.min_loop_sim
+            )
     reason = next((r for r in METRIC_PRECEDENCE if fired[r]), None)
     trace = TraceRecord(
         **record,  # type: ignore[arg-type]

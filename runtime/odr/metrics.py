@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from fractions import Fraction
 from functools import lru_cache
 
 
@@ -25,10 +26,24 @@ def shingles(tokens: list[str], k: int) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + k]) for i in range(len(tokens) - k + 1)}
 
 
-def jaccard(a: str, b: str, k: int) -> float:
-    """``J_k(a, b) = |A ∩ B| / |A ∪ B|`` over k-shingles; with fewer than k words, 1.0 iff the word lists are equal."""
+def similarity(a: str, b: str, k: int) -> Fraction:
+    """``J_k(a, b) = |A ∩ B| / |A ∪ B|`` over k-shingles, exactly (1 or 0 when a side has fewer than k words).
+
+    Exact, so that the strict and inclusive comparisons of R-ODR-3/4 are decided on the true value:
+    ``1 - 9/10`` is not ``0.09999999999999998``.
+    """
     wa, wb = words(a), words(b)
     if len(wa) < k or len(wb) < k:
-        return 1.0 if wa == wb else 0.0
+        return Fraction(1 if wa == wb else 0)
     sa, sb = shingles(wa, k), shingles(wb, k)
-    return len(sa & sb) / len(sa | sb)
+    return Fraction(len(sa & sb), len(sa | sb))
+
+
+def jaccard(a: str, b: str, k: int) -> float:
+    """``J_k(a, b)`` as the float recorded in traces (R-ODR-2)."""
+    return float(similarity(a, b, k))
+
+
+def threshold(value: float) -> Fraction:
+    """A configured threshold as the decimal the user wrote (0.05 is 1/20, not its binary neighbour)."""
+    return Fraction(repr(value))

@@ -161,12 +161,21 @@ def test_r_odr_3_strict_floor_and_reset() -> None:
 
 
 def test_r_odr_4_margin_is_strict_and_floor_inclusive() -> None:
-    sim_loop, sim_prev = 8 / 12, 7 / 13
-    exact = sim_loop - sim_prev
-    assert run([A, B, A2], shingle_k=1, diff_floor_pct=0.3, margin=exact).stop_reason is None
-    assert run([A, B, A2], shingle_k=1, diff_floor_pct=0.3, margin=exact * 0.999).stop_reason == "CIRCULARITY"
-    assert run([A, B, A2], shingle_k=1, diff_floor_pct=0.3, min_loop_sim=sim_loop).stop_reason == "CIRCULARITY"
-    assert run([A, B, A2], shingle_k=1, diff_floor_pct=0.3, min_loop_sim=0.67).stop_reason is None
+    # k=1: J(C2, C) = 6/8 = 0.75 and J(C2, D) = 4/10 = 0.4, so the exact tie is margin 0.35.
+    c, d, c2 = " ".join(words("w", 8)), " ".join(words("w", 4) + words("z", 4)), " ".join(words("w", 6))
+    assert run([c, d, c2], shingle_k=1, margin=0.35).stop_reason is None  # 0.75 > 0.4 + 0.35 is false
+    assert run([c, d, c2], shingle_k=1, margin=0.34).stop_reason == "CIRCULARITY"
+    assert run([c, d, c2], shingle_k=1, min_loop_sim=0.75).stop_reason == "CIRCULARITY"  # 0.75 >= 0.75
+    assert run([c, d, c2], shingle_k=1, min_loop_sim=0.76).stop_reason is None
+
+
+def test_r_odr_3_exact_tie_with_the_floor_is_not_below_it() -> None:
+    """J = 9/10 gives diff_ratio 1/10 exactly; 1/10 < 0.1 is false (floats would say 0.0999... < 0.1)."""
+    full = " ".join(words("q", 12))
+    short = " ".join(words("q", 11))
+    tie = run([full, short], diff_floor_pct=0.1, stable_rounds=1)
+    assert tie.stop_reason is None and dump(tie)[-1]["metrics"]["diff_ratio"] == 0.1
+    assert run([full, short], diff_floor_pct=0.1000001, stable_rounds=1).stop_reason == "DIFF_FLOOR"
 
 
 def test_r_odr_5_metrics_recorded_when_a_higher_stop_wins() -> None:

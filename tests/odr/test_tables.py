@@ -50,7 +50,7 @@ def test_reordered_precedence_changes_the_winner(reordered: Path) -> None:
         (
             "import tests.odr.helpers as H\n"
             "H.architect = lambda r, c='- x': (f'### CHANGELOG\\n{c}\\n### REQUIREMENT\\n{r}\\n'\n"
-        "    '### ASSUMPTIONS\\n### OPEN_QUESTIONS\\n')\n"
+            "    '### ASSUMPTIONS\\n### OPEN_QUESTIONS\\n')\n"
             "print(run([A, B, A2], shingle_k=1, diff_floor_pct=0.5, stable_rounds=1, max_rounds=3).stop_reason)\n"
             "print(run([A, B, A2], shingle_k=1, diff_floor_pct=0.5, stable_rounds=1).stop_reason)\n"
         ),
