@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import ROOT, run_rcs
-from tests.odr.helpers import A, AUDITOR, B, architect
+from tests.odr.helpers import AUDITOR, A, B, architect
 
 
 def rounds_file(tmp_path: Path, lines: list[object], name: str = "rounds.jsonl") -> Path:
