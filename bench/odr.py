@@ -39,8 +39,8 @@ from _common import ROOT, BenchError, bar, check_root, main_wrapper, parser, pri
 
 sys.path.insert(0, str(ROOT))
 
-from runtime.odr import ODRConfig, ODRState, parse_architect, parse_auditor, run_round  # noqa: E402
-from runtime.odr.core import code_leaks, compiled_patterns  # noqa: E402
+from runtime.odr import ODRConfig, ODRState, parse_architect, parse_auditor, run_round
+from runtime.odr.core import code_leaks, compiled_patterns
 
 WORST_BAR = 0.2  # seconds, median run_round on the slowest 1 MiB input
 MIB = 1 << 20
@@ -208,13 +208,13 @@ def adversarial_inputs() -> list[tuple[str, str, str]]:
         ("bt-runs-1..5", "runs of 1,2,3,4,5 backticks, space separated", fill("` `` ``` ```` ````` ")),
         ("bt-runs-1..2", "runs of 1 and 2 backticks only (no fence)", fill("` `` ")),
         ("keywords-glued", "leak keywords glued into letters, no \\b", fill(KEYWORDS_GLUED)),
-        ("alt-`` `", "\"`` `\" repeated (forms ```)", fill("`` `")),
-        ("alt-`` ` ", "\"`` ` \" repeated (never 3 in a row)", fill("`` ` ")),
+        ("alt-bt2-bt1", "\"`` `\" repeated (forms ```)", fill("`` `")),
+        ("alt-bt2-bt1-sp", "\"`` ` \" repeated (never 3 in a row)", fill("`` ` ")),
         ("open-letters", "``` then 1 MiB of 'a', no closing fence", fill("a", head="```")),
-        ("open-`` ", "``` then \"`` \" repeated, no closing fence", fill("`` ", head="```")),
-        ("open-`a", "``` then \"`a\" repeated, no closing fence", fill("`a", head="```")),
-        ("open-`\\n", "``` then \"`\\n\" repeated, no closing fence", fill("`\n", head="```")),
-        ("open-\\n", "``` then 1 MiB of newlines, no closing fence", fill("\n", head="```")),
+        ("open-bt2-sp", "``` then \"`` \" repeated, no closing fence", fill("`` ", head="```")),
+        ("open-bt-a", "``` then \"`a\" repeated, no closing fence", fill("`a", head="```")),
+        ("open-bt-nl", "``` then \"`\\n\" repeated, no closing fence", fill("`\n", head="```")),
+        ("open-nl", "``` then 1 MiB of newlines, no closing fence", fill("\n", head="```")),
         ("newlines", "1 MiB of \\n", fill("\n")),
         ("carriage-returns", "1 MiB of \\r (normalised to \\n)", fill("\r")),
     ]
@@ -261,23 +261,24 @@ def measure_adversarial(name: str, text: str, n: int) -> Adversarial:
 def big_architect() -> str:
     """A well-formed, leak-free architect output of exactly 1 MiB: long REQUIREMENT, long lists."""
     rng = random.Random(7)
-    requirement, size = [], 0
-    while size < MIB // 2:
-        line = " ".join(sentence(rng) for _ in range(4))
-        requirement.append(line)
-        size += len(line) + 1
-    lists = {name: [] for name in ("CHANGELOG", "ASSUMPTIONS", "OPEN_QUESTIONS")}
-    text = ""
-    while True:
-        for items in lists.values():
-            items.append(f"- {sentence(rng)}")
-        text = (
-            "### REQUIREMENT\n" + "\n".join(requirement) + "\n"
-            + "".join(f"### {name}\n" + "\n".join(items) + "\n" for name, items in lists.items())
-        )
-        if len(text) >= MIB:
-            break
-    return text[:MIB].rstrip() + "." * (MIB - len(text[:MIB].rstrip()))
+
+    def lines(prefix: str, per_line: int, budget: int) -> str:
+        out, size = [], 0
+        while size < budget:
+            line = prefix + " ".join(sentence(rng) for _ in range(per_line))
+            out.append(line)
+            size += len(line) + 1
+        return "\n".join(out)
+
+    text = (
+        "### REQUIREMENT\n" + lines("", 4, MIB // 2) + "\n"
+        "### CHANGELOG\n" + lines("- ", 1, MIB // 6) + "\n"
+        "### ASSUMPTIONS\n" + lines("- ", 1, MIB // 6) + "\n"
+        "### OPEN_QUESTIONS\n" + lines("- ", 1, MIB // 6)
+    )
+    if len(text) < MIB:
+        text += "\n- " + "x" * (MIB - len(text) - 3)
+    return text[:MIB]
 
 
 # --- report ---------------------------------------------------------------------------------------
@@ -298,7 +299,8 @@ def bench() -> bool:
     pairs = build_pairs(random.Random(2026), N_PAIRS)
     sizes = sorted(len(a) for a, _ in pairs), sorted(len(b) for _, b in pairs)
     throughputs = [
-        measure_rounds(ODRConfig(max_rounds=BIG_MAX_ROUNDS), f"max_rounds={BIG_MAX_ROUNDS}", pairs, batch_rounds, n_batches),
+        measure_rounds(ODRConfig(max_rounds=BIG_MAX_ROUNDS), f"max_rounds={BIG_MAX_ROUNDS}", pairs, batch_rounds,
+                       n_batches),
         measure_rounds(ODRConfig(), "default config (max_rounds=8)", pairs, batch_rounds, n_batches),
     ]
 
@@ -308,8 +310,10 @@ def bench() -> bool:
 
     # (3) the parsers alone on 1 MiB without leaks
     big = big_architect()
-    big_auditor = big.replace("### REQUIREMENT", "### CRITIQUE").replace("### CHANGELOG", "### PATCHES")
-    big_auditor = big_auditor.replace("### ASSUMPTIONS", "### EDGE_CASES").replace("### OPEN_QUESTIONS", "### TEST_GAPS")
+    big_auditor = big
+    for old, new in (("REQUIREMENT", "CRITIQUE"), ("CHANGELOG", "PATCHES"), ("ASSUMPTIONS", "EDGE_CASES"),
+                     ("OPEN_QUESTIONS", "TEST_GAPS")):
+        big_auditor = big_auditor.replace(f"### {old}\n", f"### {new}\n", 1)
     config = ODRConfig()
     if code_leaks(config, big, big_auditor) or not parse_architect(big).ok or not parse_auditor(big_auditor).ok:
         raise BenchError("the 1 MiB well-formed outputs must parse and be free of code leaks")
@@ -321,9 +325,9 @@ def bench() -> bool:
     ]
 
     print_header(f"ODR round runner benchmark ({'quick' if args.quick else 'full'}; in-process, time.perf_counter)")
-    print(f"(1) typical rounds: {N_PAIRS} generated pairs, architect {sizes[0][0]}-{sizes[0][-1]} B, "
-          f"auditor {sizes[1][0]}-{sizes[1][-1]} B; batches of {batch_rounds} rounds, state reset at each stop "
-          f"(all stops MAX_ROUNDS)")
+    print(f"(1) typical rounds: {N_PAIRS} generated pairs (architect {sizes[0][0]}-{sizes[0][-1]} B, "
+          f"auditor {sizes[1][0]}-{sizes[1][-1]} B) in a cycle;")
+    print(f"    batches of {batch_rounds} rounds, the state reset at every stop (all stops MAX_ROUNDS)")
     print(table(
         ["config", "rounds/s", "µs/round", "min µs", "max µs", "batches", "runs/batch"],
         [[t.label, f"{1 / t.median:,.0f}", f"{t.median * 1e6:.0f}", f"{min(t.per_round) * 1e6:.0f}",
@@ -340,10 +344,10 @@ def bench() -> bool:
           *(ms(p) + ("*" if m else " ") for p, m in zip(r.patterns, r.matched, strict=True)),
           ms(max(r.round_median - r.leak, 0.0))] for r in results],
     ))
-    print("    p1 = " + "   p2 = ".join(compiled_patterns(tuple(config.code_leak_patterns))[i].pattern + "\n   "
-                                       for i in range(2)).rstrip() + "   p3 = "
-          + compiled_patterns(tuple(config.code_leak_patterns))[2].pattern)
-    print("    inputs: " + "; ".join(f"{name} = {what}" for name, what, _ in inputs))
+    for i, pattern in enumerate(config.code_leak_patterns, start=1):
+        print(f"    p{i} = {pattern}")
+    print("    inputs (1,048,576 ASCII characters each):")
+    print("\n".join(f"      {name:<17} {what}" for name, what, _ in inputs))
     print()
     print("(3) the parsers alone on a 1 MiB leak-free, well-formed output (no bar)")
     print(table(

@@ -7,6 +7,7 @@ emit one trace record.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -24,14 +25,22 @@ SIDES = ("architect", "auditor")
 
 
 @lru_cache(maxsize=64)
-def compiled_patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    """The code-leak patterns, compiled once; ODRConfigError names the first that does not (R-ODR-8)."""
+def compiled_patterns(patterns: tuple[str, ...], ascii_text: bool = False) -> tuple[re.Pattern[str], ...]:
+    """The code-leak patterns, compiled once; ODRConfigError names the first that does not (R-ODR-8).
+
+    With ``ascii_text``, ASCII patterns are compiled in ASCII mode: on ASCII text they match exactly
+    as in Unicode mode (\\b, \\w, case folding agree there), and several times faster.
+    """
     result = []
     for index, pattern in enumerate(patterns):
         try:
-            result.append(re.compile(pattern))
-        except (re.error, RecursionError, OverflowError) as exc:
+            unicode = re.compile(pattern)
+        except (re.error, ValueError, RecursionError, OverflowError) as exc:
             raise E.pattern_does_not_compile(index=index, detail=str(exc)) from None
+        if ascii_text and pattern.isascii():
+            with contextlib.suppress(re.error, ValueError):  # an inline (?u): keep the Unicode compilation
+                unicode = re.compile(pattern, re.ASCII)
+        result.append(unicode)
     return tuple(result)
 
 
@@ -51,13 +60,12 @@ class ODRState:
 
 def code_leaks(config: ODRConfig, architect: str, auditor: str) -> list[CodeLeakMatch]:
     """Every (side, pattern) that matched, architect first, patterns in order (R-ODR-7)."""
-    patterns = compiled_patterns(tuple(config.code_leak_patterns))
-    return [
-        CodeLeakMatch(side=side, pattern=pattern.pattern)  # type: ignore[arg-type]
-        for side, text in zip(SIDES, (architect, auditor), strict=True)
-        for pattern in patterns
-        if pattern.search(text) is not None
-    ]
+    found = []
+    for side, text in zip(SIDES, (architect, auditor), strict=True):
+        for pattern in compiled_patterns(tuple(config.code_leak_patterns), text.isascii()):
+            if pattern.search(text) is not None:
+                found.append(CodeLeakMatch(side=side, pattern=pattern.pattern))  # type: ignore[arg-type]
+    return found
 
 
 def run_round(state: ODRState, architect_raw: object, auditor_raw: object) -> ODRState:

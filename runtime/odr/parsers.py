@@ -22,39 +22,46 @@ from generated.odr.stop_rules import (
 )
 from runtime.odr.text import BOM, as_text, normalize_newlines
 
-_HEADER_LINE = re.compile(r"###[ \t]+(.*)", re.DOTALL)
+# A line that, stripped, is "###", one or more spaces or tabs, then a candidate header (R-ODR-6).
+# Matched over the whole text, so that only candidate lines cost Python time.
+_HEADER_LINE = re.compile(r"^[^\S\n]*###[ \t]+([^\n]*?)[^\S\n]*$", re.MULTILINE)
 # ASCII-only case folding: "ſ" must not match "s" (R-ODR-6).
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _MODELS: dict[str, Any] = {"architect": ArchitectParsed, "auditor": AuditorParsed}
 
 
 @dataclass(frozen=True)
+class Hit:
+    """A required header line: its name and where the line starts and ends in the text."""
+
+    name: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class Scan:
-    """One pass over a text: its lines and where each required header stands."""
+    """One pass over a text: where each required header stands."""
 
     parser: str
     headers: tuple[Header, ...]
     text: str | None
-    lines: tuple[str, ...]
-    hits: tuple[tuple[int, str], ...]  # (line index, header name) in document order
+    hits: tuple[Hit, ...]
 
 
 def _scan(parser: str, raw: object) -> Scan:
     headers = HEADERS[parser]
     text = as_text(raw)
     if text is None:
-        return Scan(parser, headers, None, (), ())
+        return Scan(parser, headers, None, ())
     text = normalize_newlines(text.removeprefix(BOM))
     wanted = {h.name.translate(_ASCII_LOWER): h.name for h in headers}
-    lines = tuple(text.split("\n"))
-    hits: list[tuple[int, str]] = []
-    for index, line in enumerate(lines):
-        match = _HEADER_LINE.fullmatch(line.strip())
-        if match is not None:
-            name = wanted.get(match[1].translate(_ASCII_LOWER))
-            if name is not None:
-                hits.append((index, name))
-    return Scan(parser, headers, text, lines, tuple(hits))
+    hits = []
+    for match in _HEADER_LINE.finditer(text):
+        name = wanted.get(match[1].translate(_ASCII_LOWER))
+        if name is not None:
+            hits.append(Hit(name, match.start(), match.end()))
+    return Scan(parser, headers, text, tuple(hits))
 
 
 def _error(code: ParseErrorCode, **fields: str) -> ParseError:
@@ -69,15 +76,15 @@ def _empty_input(scan: Scan) -> ParseError | None:
 
 def _duplicate_header(scan: Scan) -> ParseError | None:
     seen: set[str] = set()
-    for _, name in scan.hits:
-        if name in seen:
-            return _error(ParseErrorCode.DUPLICATE_HEADER, header=name)
-        seen.add(name)
+    for hit in scan.hits:
+        if hit.name in seen:
+            return _error(ParseErrorCode.DUPLICATE_HEADER, header=hit.name)
+        seen.add(hit.name)
     return None
 
 
 def _missing_header(scan: Scan) -> ParseError | None:
-    found = {name for _, name in scan.hits}
+    found = {hit.name for hit in scan.hits}
     missing = [h.name for h in scan.headers if h.name not in found]
     if missing:
         return _error(ParseErrorCode.MISSING_HEADER, headers=", ".join(missing))
@@ -86,24 +93,26 @@ def _missing_header(scan: Scan) -> ParseError | None:
 
 def _header_out_of_order(scan: Scan) -> ParseError | None:
     expected = [h.name for h in scan.headers]
-    found = [name for _, name in scan.hits]
-    first = scan.hits[0][0] if scan.hits else len(scan.lines)
-    preamble = any(line.strip() for line in scan.lines[:first])
+    found = [hit.name for hit in scan.hits]
+    text = scan.text or ""
+    preamble = bool(text[: scan.hits[0].start if scan.hits else len(text)].strip())
     if found != expected or preamble:
         shown = (["text"] if preamble else []) + found
         return _error(ParseErrorCode.HEADER_OUT_OF_ORDER, expected=", ".join(expected), found=", ".join(shown))
     return None
 
 
-def _sections(scan: Scan) -> dict[str, list[str]]:
-    bounds = [index for index, _ in scan.hits] + [len(scan.lines)]
-    return {name: list(scan.lines[start + 1 : bounds[i + 1]]) for i, (start, name) in enumerate(scan.hits)}
+def _sections(scan: Scan) -> dict[str, str]:
+    """Each header's body: the text between its line and the next required header's line."""
+    text = scan.text or ""
+    starts = [hit.start for hit in scan.hits[1:]] + [len(text)]
+    return {hit.name: text[hit.end + 1 : max(hit.end + 1, nxt)] for hit, nxt in zip(scan.hits, starts, strict=True)}
 
 
 def _empty_requirement(scan: Scan) -> ParseError | None:
     sections = _sections(scan)
     for header in scan.headers:
-        if header.body == "text" and not "\n".join(sections.get(header.name, [])).strip():
+        if header.body == "text" and not sections.get(header.name, "").strip():
             return _error(ParseErrorCode.EMPTY_REQUIREMENT)
     return None
 
@@ -117,11 +126,11 @@ _CHECKS: dict[ParseErrorCode, Callable[[Scan], ParseError | None]] = {
 }
 
 
-def _body(header: Header, lines: list[str]) -> str | list[str]:
+def _body(header: Header, body: str) -> str | list[str]:
     if header.body == "text":
-        return "\n".join(lines).strip()  # Vn: nothing else is changed (R-ODR-1)
+        return body.strip()  # Vn: nothing else is changed (R-ODR-1)
     items = []
-    for line in lines:
+    for line in body.split("\n"):
         item = line.strip()
         if item:
             items.append(item.removeprefix("- ").strip())

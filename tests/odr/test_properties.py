@@ -82,3 +82,27 @@ def test_run_round_is_deterministic_and_its_trace_valid(pairs: list[tuple[str, s
         record = json.loads(line)
         assert VALIDATOR.is_valid(record), list(VALIDATOR.iter_errors(record))[:1]
         TraceRecord.model_validate_json(line)
+
+
+PATTERNS = [*ODRConfig().code_leak_patterns, "(?i)k", "(?m)^x$", "[^a-z]{3}\\w", "(?u)\\w+q"]
+
+
+@SETTINGS
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60) | st.text(max_size=30))
+def test_code_leak_fast_path_means_the_same(text: str) -> None:
+    """ASCII text is searched with ASCII-mode patterns; the answers equal plain Unicode-mode search."""
+    import re
+
+    from runtime.odr.core import code_leaks
+
+    config = ODRConfig(code_leak_patterns=PATTERNS)
+    expected = [{"side": "architect", "pattern": p} for p in PATTERNS if re.search(p, text)]
+    assert [m.model_dump() for m in code_leaks(config, text, "")] == expected
+
+
+def test_non_ascii_text_keeps_unicode_word_boundaries() -> None:
+    from runtime.odr.core import code_leaks
+
+    config = ODRConfig()
+    assert code_leaks(config, "édef", "") == []  # é is a word character: no \b before "def"
+    assert [m.side for m in code_leaks(config, "x def", "")] == ["architect"]
