@@ -76,3 +76,25 @@ def test_exception_tree_is_drawn_in_the_docstring() -> None:
         "EvidenceStoreRequiredError",
     ):
         assert name in doc
+
+
+def test_odr_public_names() -> None:
+    import runtime.odr as odr
+
+    assert sorted(odr.__all__) == [
+        "ODRConfig",
+        "ODRConfigError",
+        "ODRError",
+        "ODRState",
+        "ParseResult",
+        "RoundInputError",
+        "TraceRecord",
+        "jaccard",
+        "parse_architect",
+        "parse_auditor",
+        "run_round",
+    ]
+    from generated.odr import errors
+
+    for cls in set(errors.ERROR_CLASSES.values()):
+        assert f"── {cls.__name__} " in (odr.__doc__ or ""), cls

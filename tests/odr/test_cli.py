@@ -95,3 +95,24 @@ def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     result = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.stdout.strip() == "0", result.stderr
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_validate_reads_trace_files_as_json_lines(tmp_path: Path) -> None:
+    path = rounds_file(tmp_path, [{"architect": architect(A), "auditor": AUDITOR}] * 3)
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(run_rcs(["odr", "run", str(path)]).stdout)
+    ok = run_rcs(["validate", "--kind", "odr/trace_record", str(trace)])
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    lines = trace.read_text().splitlines()
+    broken = json.loads(lines[1])
+    broken["metrics"]["diff_ratio"] = 1.5
+    del broken["stop_reason"]
+    lines[1] = json.dumps(broken)
+    trace.write_text("\n".join(lines) + "\n")
+    bad = run_rcs(["validate", "--kind", "odr/trace_record", "--format", "json", str(trace)])
+    assert bad.returncode == 1
+    [result] = json.loads(bad.stdout)
+    assert [(e["error"], e["location"]) for e in result["errors"]] == [
+        ("SchemaViolationError", "line 2: $.metrics.diff_ratio"),
+        ("SchemaViolationError", "line 2: $.stop_reason"),
+    ]
