@@ -217,6 +217,8 @@ def adversarial_inputs() -> list[tuple[str, str, str]]:
         ("open-nl", "``` then 1 MiB of newlines, no closing fence", fill("\n", head="```")),
         ("newlines", "1 MiB of \\n", fill("\n")),
         ("carriage-returns", "1 MiB of \\r (normalised to \\n)", fill("\r")),
+        ("header-spaces", "'### x' then 1 MiB of spaces then 'y' on one line", fill(" ", head="### x")[:-1] + "y"),
+        ("header-lines", "'### REQUIREMENT ' repeated on every line", fill("### REQUIREMENT \n")),
     ]
 
 

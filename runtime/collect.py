@@ -117,9 +117,23 @@ def check_file(path: Path, kind: Kind | None, context: validation.Context, colle
         raw = path.read_bytes()
     except OSError as exc:
         return collection.skip(name, None, M.unreadable(path=name, reason=exc.strerror or str(exc)))
-    if path.suffix == ".jsonl":
+    if path.suffix == ".jsonl" or looks_like_json_lines(raw):
         return check_lines(name, raw, kind, context, collection)
     return check_text(name, raw, kind, context, collection)
+
+
+def looks_like_json_lines(raw: bytes) -> bool:
+    """Several lines whose first line alone is a JSON object: JSON Lines whatever the file is called.
+
+    (A pretty-printed JSON document starts with a lone "{", so it never looks like this.)
+    """
+    first, newline, rest = raw.lstrip().partition(b"\n")
+    if not newline or not rest.strip():
+        return False
+    try:
+        return isinstance(pydantic_core.from_json(first, allow_inf_nan=False), dict)
+    except ValueError:
+        return False
 
 
 def check_lines(

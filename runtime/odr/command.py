@@ -15,14 +15,15 @@ from typing import TextIO
 
 import pydantic_core
 
-from generated._support import RcsError
+from generated._support import RcsError, format_location
 from generated.cli import messages as M
 from generated.odr import errors as E
 from generated.odr.config_schema import ODRConfig
 from runtime import kinds, validation
-from runtime.odr.core import ODRState, run_round
+from runtime.cli import EXIT_OK, EXIT_USAGE
+from runtime.odr.core import SIDES, ODRState, run_round
+from runtime.odr.text import BOM
 
-EXIT_OK, EXIT_USAGE = 0, 2
 CONFIG_KIND = "odr/config"
 
 
@@ -38,6 +39,8 @@ def load_config(path: str) -> ODRConfig:
 def rounds(lines: Iterator[str]) -> Iterator[tuple[int, str, str]]:
     """(line number, architect, auditor) for each non-blank line; RoundInputError for a bad one."""
     for number, line in enumerate(lines, 1):
+        if number == 1:
+            line = line.removeprefix(BOM)
         if not line.strip():
             continue
         try:
@@ -45,22 +48,16 @@ def rounds(lines: Iterator[str]) -> Iterator[tuple[int, str, str]]:
         except ValueError as exc:
             raise E.round_not_json(line=number, detail=str(exc)) from None
         if not isinstance(data, dict):
-            raise E.round_not_json(line=number, detail=f"found {type(data).__name__}")
-        extra = sorted(set(data) - {"architect", "auditor"})
-        missing = [k for k in ("architect", "auditor") if k not in data]
-        wrong = [k for k in ("architect", "auditor") if k in data and not isinstance(data[k], str)]
-        if missing or extra or wrong:
-            detail = "; ".join(
-                part
-                for part in (
-                    f"missing {', '.join(missing)}" if missing else "",
-                    f"unexpected {', '.join(extra)}" if extra else "",
-                    f"not a string: {', '.join(wrong)}" if wrong else "",
-                )
-                if part
-            )
-            raise E.round_bad_field(line=number, detail=detail)
-        yield number, data["architect"], data["auditor"]
+            raise E.round_not_an_object(line=number, found=type(data).__name__)
+        for side in SIDES:
+            if side not in data:
+                raise E.round_missing_field(line=number, field=side)
+            if not isinstance(data[side], str):
+                raise E.round_not_a_string(line=number, field=side)
+        for extra in data:
+            if extra not in SIDES:
+                raise E.round_unknown_field(line=number, field=str(extra), known=", ".join(SIDES))
+        yield number, data[SIDES[0]], data[SIDES[1]]
 
 
 def run(path: str, config_path: str | None, out: TextIO, err: TextIO) -> int:
@@ -72,7 +69,8 @@ def run(path: str, config_path: str | None, out: TextIO, err: TextIO) -> int:
         print(M.odr_prefix(problem=M.unreadable(path=str(config_path), reason=exc.strerror or str(exc))), file=err)
         return EXIT_USAGE
     except RcsError as exc:
-        print(M.odr_prefix(problem=M.odr_bad_config(path=str(config_path), detail=str(exc))), file=err)
+        where = f" (at {format_location(exc.location)})" if exc.location else ""
+        print(M.odr_prefix(problem=M.odr_bad_config(path=str(config_path), detail=f"{exc}{where}")), file=err)
         return EXIT_USAGE
     try:
         handle = open(path, encoding="utf-8", errors="strict")  # noqa: SIM115 - closed below

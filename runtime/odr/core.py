@@ -15,21 +15,24 @@ from functools import lru_cache
 from generated.odr import errors as E
 from generated.odr.config_schema import ODRConfig
 from generated.odr.parse_result_schema import ArchitectParsed, AuditorParsed
-from generated.odr.stop_rules import METRIC_PRECEDENCE, StopReason
+from generated.odr.stop_rules import HEADERS, METRIC_PRECEDENCE, StopReason
 from generated.odr.trace_record_schema import CodeLeakMatch, Metrics, SourcedParseError, TraceRecord
 from runtime.odr.metrics import similarity, threshold
-from runtime.odr.parsers import parse_architect, parse_auditor
+from runtime.odr.parsers import parse
 from runtime.odr.text import normalized
 
-SIDES = ("architect", "auditor")
+SIDES = tuple(HEADERS)  # the parsers of the stop-rules table, architect first
+# \x1c-\x1f are whitespace to Unicode-mode \s but not to ASCII mode: text with them takes the slow path.
+_UNICODE_ONLY_SPACE = re.compile("[\x1c-\x1f]")
 
 
 @lru_cache(maxsize=64)
 def compiled_patterns(patterns: tuple[str, ...], ascii_text: bool = False) -> tuple[re.Pattern[str], ...]:
     """The code-leak patterns, compiled once; ODRConfigError names the first that does not (R-ODR-8).
 
-    With ``ascii_text``, ASCII patterns are compiled in ASCII mode: on ASCII text they match exactly
-    as in Unicode mode (\\b, \\w, case folding agree there), and several times faster.
+    With ``ascii_text`` (ASCII text without \\x1c-\\x1f), ASCII patterns are compiled in ASCII mode:
+    on such text they match exactly as in Unicode mode (\\b, \\w, \\s, case folding agree there),
+    several times faster.
     """
     result = []
     for index, pattern in enumerate(patterns):
@@ -55,6 +58,8 @@ class ODRState:
     stop_reason: str | None = None
 
     def __post_init__(self) -> None:
+        # Pydantic's frozen models still hold mutable lists: the run keeps its own copy of the config.
+        object.__setattr__(self, "config", self.config.model_copy(deep=True))
         compiled_patterns(tuple(self.config.code_leak_patterns))
 
 
@@ -62,7 +67,8 @@ def code_leaks(config: ODRConfig, architect: str, auditor: str) -> list[CodeLeak
     """Every (side, pattern) that matched, architect first, patterns in order (R-ODR-7)."""
     found = []
     for side, text in zip(SIDES, (architect, auditor), strict=True):
-        for pattern in compiled_patterns(tuple(config.code_leak_patterns), text.isascii()):
+        same_in_ascii_mode = text.isascii() and _UNICODE_ONLY_SPACE.search(text) is None
+        for pattern in compiled_patterns(tuple(config.code_leak_patterns), same_in_ascii_mode):
             if pattern.search(text) is not None:
                 found.append(CodeLeakMatch(side=side, pattern=pattern.pattern))  # type: ignore[arg-type]
     return found
@@ -75,7 +81,12 @@ def run_round(state: ODRState, architect_raw: object, auditor_raw: object) -> OD
     config = state.config
     n = len(state.trace) + 1
     architect, auditor = normalized(architect_raw), normalized(auditor_raw)
-    record = {"round": n, "run_config": config, "architect_raw": architect, "auditor_raw": auditor}
+    record = {
+        "round": n,
+        "run_config": config.model_copy(deep=True),  # each record keeps the config it ran with
+        "architect_raw": architect,
+        "auditor_raw": auditor,
+    }
 
     def metrics(
         hit: bool, stable: int, diff: float | None = None, prev: float | None = None, loop: float | None = None
@@ -96,7 +107,7 @@ def run_round(state: ODRState, architect_raw: object, auditor_raw: object) -> OD
             metrics=metrics(True, state.stable_count),
             code_leak_matches=leaks,
         )
-    parsed = {"architect": parse_architect(architect), "auditor": parse_auditor(auditor)}
+    parsed = {side: parse(side, text) for side, text in zip(SIDES, (architect, auditor), strict=True)}
     failures = [
         SourcedParseError(source=side, code=result.error.code, message=result.error.message)  # type: ignore[arg-type]
         for side, result in parsed.items()
@@ -111,7 +122,7 @@ def run_round(state: ODRState, architect_raw: object, auditor_raw: object) -> OD
             metrics=metrics(False, state.stable_count),
             code_leak_matches=[],
         )
-    architect_parsed, auditor_parsed = parsed["architect"].data, parsed["auditor"].data
+    architect_parsed, auditor_parsed = (parsed[side].data for side in SIDES)
     assert isinstance(architect_parsed, ArchitectParsed) and isinstance(auditor_parsed, AuditorParsed)
     history = (*state.history_v, architect_parsed.requirement)
     vn = history[-1]

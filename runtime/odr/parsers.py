@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from generated.odr.parse_result_schema import ArchitectParsed, AuditorParsed, ParseError, ParseResult
+from generated.odr import parse_result_schema
+from generated.odr.parse_result_schema import ParseError, ParseResult
 from generated.odr.stop_rules import (
     HEADERS,
     PARSE_CHECK_APPLIES_TO,
@@ -24,14 +25,17 @@ from runtime.odr.text import BOM, as_text, normalize_newlines
 
 # A line that, stripped, is "###", one or more spaces or tabs, then a candidate header (R-ODR-6).
 # Matched over the whole text, so that only candidate lines cost Python time.
-_HEADER_LINE = re.compile(r"^[^\S\n]*###[ \t]+([^\n]*?)[^\S\n]*$", re.MULTILINE)
+# The candidate is captured greedily and stripped in Python: a lazy capture would be quadratic.
+# The regex starts with the literal "###" so the engine can skip ahead; what precedes it on its line
+# (only whitespace is allowed) is checked in Python for the few lines that have one.
+_HEADER_LINE = re.compile(r"###[ \t]+([^\n]*)$", re.MULTILINE)
 # ASCII-only case folding: "ſ" must not match "s" (R-ODR-6).
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-_MODELS: dict[str, Any] = {"architect": ArchitectParsed, "auditor": AuditorParsed}
+# Each parser's model is named after it in parse_result.schema.json (architect -> ArchitectParsed).
+_MODELS: dict[str, Any] = {name: getattr(parse_result_schema, f"{name.capitalize()}Parsed") for name in HEADERS}
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """A required header line: its name and where the line starts and ends in the text."""
 
     name: str
@@ -56,11 +60,19 @@ def _scan(parser: str, raw: object) -> Scan:
         return Scan(parser, headers, None, ())
     text = normalize_newlines(text.removeprefix(BOM))
     wanted = {h.name.translate(_ASCII_LOWER): h.name for h in headers}
+    names: dict[str, str | None] = {}  # candidate text -> header name; candidates repeat a lot
     hits = []
     for match in _HEADER_LINE.finditer(text):
-        name = wanted.get(match[1].translate(_ASCII_LOWER))
+        start = match.start()
+        line_start = start if start == 0 or text[start - 1] == "\n" else text.rfind("\n", 0, start) + 1
+        if line_start != start and not text[line_start:start].isspace():
+            continue
+        candidate = match[1]
+        if candidate not in names:
+            names[candidate] = wanted.get(candidate.strip().translate(_ASCII_LOWER))
+        name = names[candidate]
         if name is not None:
-            hits.append(Hit(name, match.start(), match.end()))
+            hits.append(Hit(name, line_start, match.end()))
     return Scan(parser, headers, text, tuple(hits))
 
 

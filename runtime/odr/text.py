@@ -6,11 +6,18 @@ BOM = "\ufeff"
 
 
 def as_text(raw: object) -> str | None:
-    """The text of a raw output: str as is, bytes as UTF-8 (bad bytes replaced), anything else None."""
-    if isinstance(raw, str):
-        return raw
-    if isinstance(raw, bytes | bytearray | memoryview):
-        return bytes(raw).decode("utf-8", errors="replace")
+    """The text of a raw output: str, or bytes as UTF-8; bad bytes and lone surrogates become U+FFFD.
+
+    Anything else (None, numbers, a released buffer) is None: no text.
+    """
+    try:
+        if isinstance(raw, str):
+            # A lone surrogate cannot be written as UTF-8 JSON; replace it rather than fail later.
+            return raw if raw.isascii() else raw.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        if isinstance(raw, bytes | bytearray | memoryview):
+            return bytes(raw).decode("utf-8", errors="replace")
+    except ValueError:  # e.g. a released memoryview
+        return None
     return None
 
 

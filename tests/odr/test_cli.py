@@ -38,12 +38,13 @@ def test_runs_prints_records_and_summary(tmp_path: Path) -> None:
 def test_bad_lines_exit_2_with_line_number(tmp_path: Path) -> None:
     good = {"architect": architect(A), "auditor": AUDITOR}
     cases = {
-        "not json": ("line 2: not a JSON object: expected ident at line 1 column 2", ["nope"]),
-        "array": ("line 2: not a JSON object: found list", [[1]]),
-        "fields": (
-            'line 2: a round is {"architect": string, "auditor": string}: missing auditor; '
-            "unexpected extra; not a string: architect",
-            [{"architect": 1, "extra": 2}],
+        "not json": ("line 2: not JSON: expected ident at line 1 column 2", ["nope"]),
+        "array": ('line 2: a round is a JSON object {"architect": string, "auditor": string}, found list', [[1]]),
+        "not string": ('line 2: "architect" must be a string', [{"architect": 1, "auditor": ""}]),
+        "missing": ('line 2: a round needs "auditor"', [{"architect": ""}]),
+        "extra": (
+            'line 2: a round has no field "extra" (only architect, auditor)',
+            [{"architect": "", "auditor": "", "extra": 2}],
         ),
     }
     for name, (message, bad) in cases.items():
@@ -54,10 +55,19 @@ def test_bad_lines_exit_2_with_line_number(tmp_path: Path) -> None:
         assert len(result.stdout.splitlines()) == 1  # the good round before it was run and printed
 
 
+def test_bom_and_long_whitespace_lines(tmp_path: Path) -> None:
+    path = tmp_path / "rounds.jsonl"
+    padded = architect(A).replace("### CHANGELOG", "### CHANGELOG" + " " * 200_000)
+    path.write_text("\ufeff" + json.dumps({"architect": padded, "auditor": AUDITOR}) + "\n", encoding="utf-8")
+    result = run_rcs(["odr", "run", str(path)])
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["architect_parsed"]["requirement"] == A
+
+
 def test_bad_config_and_files(tmp_path: Path) -> None:
     path = rounds_file(tmp_path, [{"architect": architect(A), "auditor": AUDITOR}])
     for config, fragment in (
-        ({"max_rounds": 0}, "invalid ODR config: Input should be greater than or equal to 1"),
+        ({"max_rounds": 0}, "invalid ODR config: Input should be greater than or equal to 1 (at $.max_rounds)"),
         ({"code_leak_patterns": ["("]}, "invalid ODR config: code_leak_patterns[0] does not compile"),
         ({"max_round": 3}, "invalid ODR config: Property 'max_round' is not allowed by the schema"),
     ):
@@ -116,3 +126,40 @@ def test_validate_reads_trace_files_as_json_lines(tmp_path: Path) -> None:
         ("SchemaViolationError", "line 2: $.metrics.diff_ratio"),
         ("SchemaViolationError", "line 2: $.stop_reason"),
     ]
+
+
+def test_trace_integrity_rules(tmp_path: Path) -> None:
+    path = rounds_file(tmp_path, [{"architect": architect(A), "auditor": AUDITOR}] * 2)
+    first, second = (json.loads(line) for line in run_rcs(["odr", "run", str(path)]).stdout.splitlines())
+    first["stop_reason"] = "BOGUS"
+    first["metrics"]["diff_ratio"] = 0.5
+    second["metrics"]["n"] = 7
+    second["auditor_parsed"] = None
+    second["code_leak_matches"] = [{"side": "auditor", "pattern": "x"}]
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    result = run_rcs(["validate", "--kind", "odr/trace_record", str(trace)])
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()[:-1]
+    assert lines == [
+        f"{trace}: TraceIntegrityError: Unknown stop_reason: BOGUS (known: CODE_LEAK, SHAPE_VIOLATION, MAX_ROUNDS, "
+        "DIFF_FLOOR, CIRCULARITY) (at line 1: $.stop_reason)",
+        f"{trace}: TraceIntegrityError: metrics.diff_ratio must be null on this record (round 1, stop_reason BOGUS) "
+        "(at line 1: $.metrics.diff_ratio)",
+        f"{trace}: TraceIntegrityError: metrics.n (7) must equal round (2) (at line 2: $.metrics.n)",
+        f"{trace}: TraceIntegrityError: code_leak_hit, code_leak_matches and stop_reason CODE_LEAK must agree "
+        "(at line 2: $.code_leak_matches)",
+        f"{trace}: TraceIntegrityError: auditor_parsed must not be null when both outputs parsed "
+        "(at line 2: $.auditor_parsed)",
+    ]
+
+
+def test_a_trace_saved_under_any_name_is_read_as_json_lines(tmp_path: Path) -> None:
+    path = rounds_file(tmp_path, [{"architect": architect(A), "auditor": AUDITOR}] * 2)
+    trace = tmp_path / "trace.json"
+    trace.write_text(run_rcs(["odr", "run", str(path)]).stdout)
+    result = run_rcs(["validate", "--kind", "odr/trace_record", str(trace)])
+    assert result.returncode == 0, result.stdout
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps({"nodes": [], "edges": []}, indent=2))
+    assert run_rcs(["validate", "--kind", "literature_map", str(pretty)]).returncode == 0

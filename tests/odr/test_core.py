@@ -254,6 +254,16 @@ def test_r_odr_8_state_is_immutable_and_stops_are_no_ops() -> None:
     assert len(stopped.trace) == 3
 
 
+def test_r_odr_8_mutating_a_config_afterwards_changes_nothing() -> None:
+    config = ODRConfig()
+    state = run_round(ODRState(config=config), architect(A), AUDITOR)
+    config.code_leak_patterns.clear()  # pydantic's frozen models still hold plain lists
+    assert state.config.code_leak_patterns == ODRConfig().code_leak_patterns
+    assert state.trace[0].run_config.code_leak_patterns == ODRConfig().code_leak_patterns
+    leaked = run_round(state, architect(B) + "\ndef f(): pass", AUDITOR)
+    assert leaked.stop_reason == "CODE_LEAK"
+
+
 @pytest.mark.parametrize(
     "field,value",
     [

@@ -31,7 +31,17 @@ HEADER_BITS = [
     "```",
 ]
 texts = st.lists(st.sampled_from(HEADER_BITS) | st.text(max_size=30), max_size=20).map("\n".join)
-anything = st.none() | st.integers() | st.binary(max_size=200) | st.text() | texts | st.lists(st.integers(), max_size=3)
+any_text = st.text(alphabet=st.characters(exclude_categories=()))  # lone surrogates included
+anything = (
+    st.none()
+    | st.integers()
+    | st.binary(max_size=200)
+    | st.binary(max_size=50).map(bytearray)
+    | st.binary(max_size=50).map(memoryview)
+    | any_text
+    | texts
+    | st.lists(st.integers(), max_size=3)
+)
 
 
 @SETTINGS
@@ -84,11 +94,15 @@ def test_run_round_is_deterministic_and_its_trace_valid(pairs: list[tuple[str, s
         TraceRecord.model_validate_json(line)
 
 
-PATTERNS = [*ODRConfig().code_leak_patterns, "(?i)k", "(?m)^x$", "[^a-z]{3}\\w", "(?u)\\w+q"]
+PATTERNS = [*ODRConfig().code_leak_patterns, "(?i)k", "(?m)^x$", "[^a-z]{3}\\w", "(?u)\\w+q", "a\\sb", "\\S\\s\\S"]
 
 
 @SETTINGS
-@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60) | st.text(max_size=30))
+@given(
+    text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
+    | st.text(max_size=30)
+    | st.sampled_from(["a\x1cb", "a\x1fb x", "a b"])
+)
 def test_code_leak_fast_path_means_the_same(text: str) -> None:
     """ASCII text is searched with ASCII-mode patterns; the answers equal plain Unicode-mode search."""
     import re
@@ -106,3 +120,13 @@ def test_non_ascii_text_keeps_unicode_word_boundaries() -> None:
     config = ODRConfig()
     assert code_leaks(config, "édef", "") == []  # é is a word character: no \b before "def"
     assert [m.side for m in code_leaks(config, "x def", "")] == ["architect"]
+
+
+def test_surrogates_and_released_buffers_do_not_break_a_round() -> None:
+    buffer = memoryview(b"x")
+    buffer.release()
+    assert parse_architect(buffer).error is not None
+    state = run_round(ODRState(), architect("keep \ud800 data"), AUDITOR + "- odd \udfff item\n")
+    record = state.trace[0]
+    assert record.architect_parsed is not None and "\ufffd" in record.architect_parsed.requirement
+    json.loads(record.model_dump_json())  # the trace can be written as UTF-8 JSON

@@ -25,7 +25,12 @@ def reordered(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dup = text[text.index("  - code: DUPLICATE_HEADER") : text.index("  - code: MISSING_HEADER")]
     missing = text[text.index("  - code: MISSING_HEADER") : text.index("  - code: HEADER_OUT_OF_ORDER")]
     text = text.replace(dup + missing, missing + dup)
+    text = text.replace('message: "The {source} output is empty"', 'message: "Nothing came from the {source}"')
     table.write_text(text)
+    config = project / "schemas/odr/config.schema.json"
+    config.write_text(config.read_text().replace('"minimum": 1, "default": 8}', '"minimum": 1, "default": 5}'))
+    errors = project / "schemas/odr/errors.yaml"
+    errors.write_text(errors.read_text().replace("does not compile: {detail}", "is not a regular expression: {detail}"))
     result = run_rcs(["codegen"], project=project)
     assert result.returncode == 0, result.stdout + result.stderr
     (project / "tests").mkdir()
@@ -76,3 +81,18 @@ def test_reordered_checks_change_which_error_is_reported(reordered: Path) -> Non
         ("text = '### CHANGELOG\\n### CHANGELOG\\n### REQUIREMENT\\nx\\n'\nprint(parse_architect(text).error.code)\n"),
     )
     assert out == ["MISSING_HEADER"]  # DUPLICATE_HEADER comes first in the shipped table
+
+
+def test_defaults_and_messages_come_from_the_schema_and_tables(reordered: Path) -> None:
+    out = probe(
+        reordered,
+        (
+            "print(ODRConfig().max_rounds)\n"
+            "print(parse_auditor('').error.message.replace(' ', '_'))\n"
+            "try:\n"
+            "    ODRState(config=ODRConfig(code_leak_patterns=['(']))\n"
+            "except ODRConfigError as e:\n"
+            "    print(str(e).split(':')[0].replace(' ', '_'))\n"
+        ),
+    )
+    assert out == ["5", "Nothing_came_from_the_auditor", "code_leak_patterns[0]_is_not_a_regular_expression"]
