@@ -88,6 +88,7 @@ def test_odr_public_names() -> None:
         "ODRState",
         "ParseResult",
         "RoundInputError",
+        "TraceIntegrityError",
         "TraceRecord",
         "jaccard",
         "parse_architect",
