@@ -120,7 +120,8 @@ def bench() -> bool:
                 total += run(
                     [
                         dmcg, "--input", schema.relative_to(copy), "--input-file-type", "jsonschema",
-                        "--output", out_dir / (schema.name.removesuffix(".schema.json") + ".py"),
+                        # a directory: schemas with cross-file $refs make several modules
+                        "--output", out_dir / f"{schema.parent.name}_{schema.name.removesuffix('.schema.json')}",
                         "--output-model-type", "pydantic_v2.BaseModel",
                         "--formatters", "builtin", "--disable-timestamp",
                     ],
