@@ -222,7 +222,7 @@ def _environment() -> Any:
         lstrip_blocks=True,
         autoescape=False,
     )
-    env.filters.update(doc=_doc, py=_py, snake=_snake, pytype=_pytype)
+    env.filters.update(doc=_doc, py=_py, snake=_snake, pytype=_pytype, ord=ord, pyascii=json.dumps)
     return env
 
 

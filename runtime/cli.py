@@ -22,6 +22,7 @@ EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 def _parser() -> argparse.ArgumentParser:
     from codegen.cli import build_parser as codegen_parser
     from generated.odr.stop_rules import StopReason
+    from generated.phase1.config import DEFAULT_TOP_K, NOT_STATED
 
     parser = argparse.ArgumentParser(
         prog="rcs",
@@ -66,6 +67,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     odr_run.add_argument("rounds", metavar="ROUNDS.jsonl", help="the rounds, one JSON object per line")
     odr_run.add_argument("--config", metavar="CONFIG.json", help="run configuration (default: the schema defaults)")
+    phase1 = commands.add_parser("phase1", help="Phase 1: ingest one paper, retrieve, summarise with citations")
+    phase1_commands = phase1.add_subparsers(dest="phase1_command", metavar="PHASE1_COMMAND", required=True)
+    summarize = phase1_commands.add_parser(
+        "summarize",
+        help="summarise a paper for a query, each bullet citing its chunk ids",
+        description=(
+            'PAPER.json is {"paper_id": ..., "sections": [{"label": ..., "text": ...}]}. Retrieves the top-k chunks '
+            "by BM25 and prints one extractive bullet per chunk with the chunk ids and sections it comes from "
+            f'(or "{NOT_STATED}"). Exit status: 0 on success, 2 for invalid input (with the reason).'
+        ),
+    )
+    summarize.add_argument("paper", metavar="PAPER.json", help="the paper to summarise")
+    summarize.add_argument("--query", required=True, help="what to summarise the paper for")
+    summarize.add_argument(
+        "--top-k", type=int, default=DEFAULT_TOP_K, help=f"chunks to retrieve (default {DEFAULT_TOP_K})"
+    )
+    summarize.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text (default) or the JSON PipelineResult"
+    )
     return parser
 
 
@@ -110,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
             from codegen.cli import run
 
             return run(args.root, args.check, args.quiet)
+        if args.command == "phase1":
+            from runtime.phase1.command import main as phase1_main
+
+            return phase1_main(args.paper, args.query, args.top_k, args.format)
         if args.command == "odr":
             from runtime.odr.command import main as odr_main
 

@@ -1,0 +1,107 @@
+"""Ingestion: sections -> normalised paragraphs -> chunks with content-hash ids (R-P1-1, R-P1-3)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+
+from generated.phase1 import errors as E
+from generated.phase1.config import MAX_CHUNK_CHARS
+from runtime.phase1.text import normalize, paragraphs, sentences
+
+
+def chunk_id(paper_id: str, section: str, text: str) -> str:
+    """``sha256("{paper_id}|{section}|{text}")[:16]``, lowercase hex of the UTF-8 bytes (phase1.md)."""
+    return hashlib.sha256(f"{paper_id}|{section}|{text}".encode()).hexdigest()[:16]
+
+
+def section_pairs(sections: object) -> list[tuple[str, str]]:
+    """(label, text) pairs from tuples or ``{label, text}`` mappings; InvalidInputError for anything else."""
+    if isinstance(sections, str | bytes | Mapping) or not isinstance(sections, Iterable):
+        raise E.bad_sections(index=0)
+    pairs: list[tuple[str, str]] = []
+    for index, item in enumerate(sections):
+        if isinstance(item, Mapping):
+            if set(item) != {"label", "text"}:
+                raise E.bad_sections(index=index)
+            label, text = item["label"], item["text"]
+        elif isinstance(item, tuple | list) and len(item) == 2:
+            label, text = item
+        else:
+            raise E.bad_sections(index=index)
+        if not isinstance(label, str) or not isinstance(text, str):
+            raise E.bad_sections(index=index)
+        pairs.append((label, text))
+    return pairs
+
+
+def split_long(paragraph: str, cap: int = MAX_CHUNK_CHARS) -> list[str]:
+    """A paragraph as pieces of at most ``cap`` characters, cut at sentence boundaries.
+
+    Sentences are packed greedily; a sentence longer than the cap is cut at spaces, and a word longer
+    than the cap is cut where it must be.
+    """
+    if len(paragraph) <= cap:
+        return [paragraph]
+    pieces: list[str] = []
+    current = ""
+    for sentence in sentences(paragraph):
+        for part in _fit(sentence, cap):
+            joined = f"{current} {part}" if current else part
+            if len(joined) <= cap:
+                current = joined
+            else:
+                pieces.append(current)
+                current = part
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def _fit(sentence: str, cap: int) -> list[str]:
+    if len(sentence) <= cap:
+        return [sentence]
+    parts: list[str] = []
+    current = ""
+    for word in sentence.split(" "):
+        while len(word) > cap:
+            if current:
+                parts.append(current)
+                current = ""
+            parts.append(word[:cap])
+            word = word[cap:]
+        joined = f"{current} {word}" if current else word
+        if len(joined) <= cap:
+            current = joined
+        else:
+            parts.append(current)
+            current = word
+    if current:
+        parts.append(current)
+    return parts
+
+
+def chunk_sections(paper_id: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str, str, int, int]]:
+    """(chunk_id, section, text, section_index, chunk_index) for every chunk, in order.
+
+    Labels are compared stripped and case-folded for duplicates (R-P1-1); identical chunk text twice in
+    one section is one chunk (R-P1-3).
+    """
+    seen_labels: set[str] = set()
+    rows: list[tuple[str, str, str, int, int]] = []
+    for section_index, (label, text) in enumerate(pairs):
+        section = label.strip()
+        if not section:
+            raise E.empty_label(index=section_index)
+        key = section.casefold()
+        if key in seen_labels:
+            raise E.duplicate_section(label=section)
+        seen_labels.add(key)
+        texts_here: set[str] = set()
+        for paragraph in paragraphs(normalize(text)):
+            for piece in split_long(paragraph):
+                if piece in texts_here:
+                    continue
+                texts_here.add(piece)
+                rows.append((chunk_id(paper_id, section, piece), section, piece, section_index, len(texts_here) - 1))
+    return rows

@@ -1,0 +1,72 @@
+"""``rcs phase1 summarize PAPER.json --query "..." [--top-k N] [--format text|json]``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from generated._support import RcsError, format_location
+from generated.cli import messages as M
+from generated.phase1.paper_schema import Paper
+from runtime import kinds, validation
+from runtime.cli import EXIT_OK, EXIT_USAGE
+from runtime.phase1.pipeline import run_phase1_pipeline
+
+PAPER_KIND = "phase1/paper"
+
+
+def load_paper(path: str) -> Paper:
+    """A paper file validated against its schema from its JSON text (R-GEN-3)."""
+    model = validation.validate(kinds.resolve(PAPER_KIND), Path(path).read_bytes(), validation.Context())
+    assert isinstance(model, Paper)
+    return model
+
+
+def run(path: str, query: str, top_k: int, output: str, out: TextIO, err: TextIO) -> int:
+    """Summarise one paper for one query; exit 2 with the reason for any invalid input."""
+    try:
+        paper = load_paper(path)
+    except OSError as exc:
+        print(M.phase1_prefix(problem=M.unreadable(path=path, reason=exc.strerror or str(exc))), file=err)
+        return EXIT_USAGE
+    except RcsError as exc:
+        where = f" (at {format_location(exc.location)})" if exc.location else ""
+        print(M.phase1_prefix(problem=M.phase1_bad_paper(path=path, detail=f"{exc}{where}")), file=err)
+        return EXIT_USAGE
+    sections = [(s.label, s.text) for s in paper.sections]
+    try:
+        result = run_phase1_pipeline(paper.paper_id, sections, query, top_k=top_k)
+    except RcsError as exc:  # the contract's ValueErrors: empty paper or query, top_k, labels
+        print(M.phase1_prefix(problem=str(exc)), file=err)
+        return EXIT_USAGE
+    if output == "json":
+        out.write(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    section_of = dict(_sections(paper.paper_id, sections))
+    lines = [
+        M.phase1_header(
+            paper_id=result.paper_id,
+            bullets=result.summary_bullet_count,
+            unsupported=result.unsupported_bullet_count,
+            retrieved=len(result.retrieved_chunk_ids),
+            query=query,
+        )
+    ]
+    for bullet in result.summary.bullets:
+        cited = ", ".join(f"{cid} ({section_of[cid]})" for cid in bullet.chunk_ids)
+        lines.append(f"- {bullet.text}" + (f"  [{cited}]" if cited else ""))
+    out.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def _sections(paper_id: str, sections: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    from runtime.phase1.pipeline import ingest_document
+
+    return [(c.chunk_id, c.section) for c in ingest_document(paper_id, sections).chunks]
+
+
+def main(path: str, query: str, top_k: int, output: str) -> int:
+    """Entry point used by ``runtime.cli``."""
+    return run(path, query, top_k, output, sys.stdout, sys.stderr)

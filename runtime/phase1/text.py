@@ -1,0 +1,45 @@
+"""Normalisation, sentences and tokens (R-P1-2, R-P1-3, R-P1-4); settings from the phase1 config table."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from generated.phase1.config import DROP_CHARACTERS, SENTENCE_TERMINATORS, TOKEN_PATTERN
+
+_DROP = {ord(c): None for c in DROP_CHARACTERS}
+_SPACES = re.compile(r"[ \t]+")
+_TOKEN = re.compile(TOKEN_PATTERN)
+# A sentence ends at a terminator (and any closing quotes or brackets) followed by whitespace.
+_SENTENCE_END = re.compile("[" + re.escape(SENTENCE_TERMINATORS) + "][\"'”’)\\]]*(?=\\s)")
+
+
+def normalize(text: str) -> str:
+    """NFC; \\r\\n and \\r to \\n; drop the table's characters; collapse spaces/tabs; strip each line."""
+    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n").translate(_DROP)
+    return "\n".join(_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+
+
+def paragraphs(text: str) -> list[str]:
+    """Paragraphs of normalised text: runs of non-blank lines, joined by newlines."""
+    return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a paragraph, each a verbatim substring of it (whitespace between them dropped)."""
+    found: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        piece = text[start : match.end()].strip()
+        if piece:
+            found.append(piece)
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        found.append(tail)
+    return found
+
+
+def tokens(text: str) -> list[str]:
+    """Case-folded Unicode words (R-P1-4)."""
+    return _TOKEN.findall(text.casefold())
