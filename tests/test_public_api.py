@@ -99,3 +99,26 @@ def test_odr_public_names() -> None:
 
     for cls in set(errors.ERROR_CLASSES.values()):
         assert f"── {cls.__name__} " in (odr.__doc__ or ""), cls
+
+
+def test_phase1_public_names() -> None:
+    import runtime.phase1 as phase1
+    from generated.phase1 import errors
+
+    for name in (
+        "ingest_document",
+        "retrieve",
+        "generate_summary",
+        "run_phase1_pipeline",
+        "IngestedPaper",
+        "Chunk",
+        "GroundedSummary",
+        "Bullet",
+        "PipelineResult",
+        "RetrievalResult",
+        "Phase1Error",
+    ):
+        assert name in phase1.__all__
+    assert issubclass(errors.Phase1Error, ValueError)
+    for cls in set(errors.ERROR_CLASSES.values()):
+        assert issubclass(cls, ValueError) and f"── {cls.__name__} " in (phase1.__doc__ or ""), cls

@@ -218,3 +218,10 @@ def test_cli_summarize(tmp_path: object) -> None:
     )
     empty = run_rcs(["phase1", "summarize", str(paper), "--query", "x", "--top-k", "-1"])
     assert empty.returncode == 2 and empty.stderr.strip() == "rcs phase1: top_k must be a positive integer: top_k=-1"
+
+
+def test_spec_has_the_phase1_chapter() -> None:
+    from tests.conftest import ROOT
+
+    spec = (ROOT / "SPEC.md").read_text(encoding="utf-8")
+    assert all(f"R-P1-{n}" in spec for n in range(1, 6)) and "<!-- generated:phase1-config " in spec
