@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from generated.phase1 import errors as E
 from generated.phase1.config import MAX_CHUNK_CHARS
-from runtime.phase1.text import normalize, paragraphs, sentences
+from runtime.phase1.text import normalize, paragraphs, sentence_spans
 
 
 def chunk_id(paper_id: str, section: str, text: str) -> str:
@@ -36,49 +36,43 @@ def section_pairs(sections: object) -> list[tuple[str, str]]:
 
 
 def split_long(paragraph: str, cap: int = MAX_CHUNK_CHARS) -> list[str]:
-    """A paragraph as pieces of at most ``cap`` characters, cut at sentence boundaries.
+    """A paragraph as verbatim pieces of at most ``cap`` characters, cut between sentences.
 
-    Sentences are packed greedily; a sentence longer than the cap is cut at spaces, and a word longer
-    than the cap is cut where it must be.
+    Consecutive sentences are packed greedily; a sentence longer than the cap is cut at spaces, and a
+    word longer than the cap where it must be. Every piece is a substring of the paragraph.
     """
     if len(paragraph) <= cap:
         return [paragraph]
+    units = [unit for a, b in sentence_spans(paragraph) for unit in _fit(paragraph, a, b, cap)]
     pieces: list[str] = []
-    current = ""
-    for sentence in sentences(paragraph):
-        for part in _fit(sentence, cap):
-            joined = f"{current} {part}" if current else part
-            if len(joined) <= cap:
-                current = joined
-            else:
-                pieces.append(current)
-                current = part
-    if current:
-        pieces.append(current)
+    first = last = units[0]
+    for unit in units[1:]:
+        if unit[1] - first[0] <= cap:
+            last = unit
+        else:
+            pieces.append(paragraph[first[0] : last[1]])
+            first = last = unit
+    pieces.append(paragraph[first[0] : last[1]])
     return pieces
 
 
-def _fit(sentence: str, cap: int) -> list[str]:
-    if len(sentence) <= cap:
-        return [sentence]
-    parts: list[str] = []
-    current = ""
-    for word in sentence.split(" "):
-        while len(word) > cap:
-            if current:
-                parts.append(current)
-                current = ""
-            parts.append(word[:cap])
-            word = word[cap:]
-        joined = f"{current} {word}" if current else word
-        if len(joined) <= cap:
-            current = joined
+def _fit(text: str, start: int, end: int, cap: int) -> list[tuple[int, int]]:
+    """Spans of at most ``cap`` characters covering text[start:end], cut at spaces where possible."""
+    spans: list[tuple[int, int]] = []
+    while end - start > cap:
+        cut = text.rfind(" ", start + 1, start + cap + 1)
+        if cut <= start:
+            cut = start + cap  # one word longer than the cap
+            spans.append((start, cut))
+            start = cut
         else:
-            parts.append(current)
-            current = word
-    if current:
-        parts.append(current)
-    return parts
+            spans.append((start, cut))
+            start = cut + 1
+        while start < end and text[start] == " ":
+            start += 1
+    if end > start:
+        spans.append((start, end))
+    return spans
 
 
 def chunk_sections(paper_id: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str, str, int, int]]:

@@ -25,19 +25,23 @@ def paragraphs(text: str) -> list[str]:
     return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
-def sentences(text: str) -> list[str]:
-    """Sentences of a paragraph, each a verbatim substring of it (whitespace between them dropped)."""
-    found: list[str] = []
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a paragraph, without the whitespace around it."""
+    spans: list[tuple[int, int]] = []
     start = 0
-    for match in _SENTENCE_END.finditer(text):
-        piece = text[start : match.end()].strip()
-        if piece:
-            found.append(piece)
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        found.append(tail)
-    return found
+    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        piece = text[start:end]
+        stripped = piece.strip()
+        if stripped:
+            left = start + (len(piece) - len(piece.lstrip()))
+            spans.append((left, left + len(stripped)))
+        start = end
+    return spans
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a paragraph, each a verbatim substring of it."""
+    return [text[a:b] for a, b in sentence_spans(text)]
 
 
 def tokens(text: str) -> list[str]:

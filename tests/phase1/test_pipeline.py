@@ -225,3 +225,18 @@ def test_spec_has_the_phase1_chapter() -> None:
 
     spec = (ROOT / "SPEC.md").read_text(encoding="utf-8")
     assert all(f"R-P1-{n}" in spec for n in range(1, 6)) and "<!-- generated:phase1-config " in spec
+
+
+def test_r_p1_3_split_pieces_are_verbatim_even_across_line_breaks() -> None:
+    from runtime.phase1.chunks import split_long
+    from runtime.phase1.text import paragraphs
+
+    wrapped = "\n".join(f"Sentence number {i} talks about ranking and caching." for i in range(40))
+    [paragraph] = paragraphs(normalize(wrapped))
+    pieces = split_long(paragraph, 200)
+    assert len(pieces) > 1 and all(len(p) <= 200 and p in paragraph for p in pieces)
+    assert all(p.endswith(".") for p in pieces)
+    giant = "word " * 100 + "x" * 450
+    cut = split_long(giant.strip(), 120)
+    assert all(len(p) <= 120 and p in giant for p in cut)
+    assert "".join(cut).replace(" ", "") == giant.replace(" ", "")
