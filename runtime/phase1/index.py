@@ -1,7 +1,10 @@
 """A BM25 inverted index, built once at ingestion (R-P1-4).
 
-A query costs time in proportion to the postings of its terms, not to the size of the paper.
-idf is Lucene's never-negative ``ln(1 + (N - df + 0.5) / (df + 0.5))``; k1 and b come from the table.
+Each term keeps its postings as two arrays: the chunk positions it occurs in, and its BM25 impact
+there, ``idf x tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl))``, computed once. A query adds the
+impacts of its terms into a score vector, touching only those postings, so it costs time in
+proportion to them, not to the paper. idf is Lucene's never-negative
+``ln(1 + (N - df + 0.5) / (df + 0.5))``; k1 and b come from the phase1 config table.
 """
 
 from __future__ import annotations
@@ -10,44 +13,75 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from generated.phase1.config import BM25_B, BM25_K1
+
+Positions = npt.NDArray[np.int64]
+Weights = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
 class Index:
-    """Postings (term -> ((chunk position, term frequency), ...)) and chunk lengths."""
+    """Postings per term (positions, weights), chunk lengths and their mean."""
 
-    postings: dict[str, tuple[tuple[int, int], ...]]
+    postings: dict[str, tuple[Positions, Weights]]
     lengths: tuple[int, ...]
     avg_length: float
 
     @classmethod
     def build(cls, chunk_tokens: list[list[str]]) -> Index:
         """Index each chunk's tokens."""
-        postings: dict[str, list[tuple[int, int]]] = {}
-        for position, toks in enumerate(chunk_tokens):
-            for term, tf in Counter(toks).items():
-                postings.setdefault(term, []).append((position, tf))
         lengths = tuple(len(t) for t in chunk_tokens)
         avg = sum(lengths) / len(lengths) if lengths else 0.0
-        return cls({t: tuple(p) for t, p in postings.items()}, lengths, avg)
+        norm_base = avg or 1.0
+        raw: dict[str, tuple[list[int], list[float]]] = {}
+        for position, toks in enumerate(chunk_tokens):
+            length_norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[position] / norm_base)
+            for term, tf in Counter(toks).items():
+                positions, weights = raw.setdefault(term, ([], []))
+                positions.append(position)
+                weights.append(tf * (BM25_K1 + 1) / (tf + length_norm))
+        n = len(lengths)
+        postings = {}
+        for term, (positions, weights) in raw.items():
+            idf = math.log(1 + (n - len(positions) + 0.5) / (len(positions) + 0.5))
+            postings[term] = (np.array(positions, dtype=np.int64), idf * np.array(weights, dtype=np.float64))
+        return cls(postings, lengths, avg)
+
+    def df(self, term: str) -> int:
+        """How many chunks contain the term."""
+        entry = self.postings.get(term)
+        return 0 if entry is None else len(entry[0])
 
     def idf(self, term: str) -> float:
         """Lucene's never-negative idf of a term."""
-        n = len(self.lengths)
-        df = len(self.postings.get(term, ()))
+        n, df = len(self.lengths), self.df(term)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
-    def scores(self, query_tokens: list[str]) -> dict[int, float]:
-        """BM25 score of every chunk that contains a query token; each query token counts once per occurrence."""
-        scores: dict[int, float] = {}
-        avg = self.avg_length or 1.0
+    def scores(self, query_tokens: list[str]) -> Weights:
+        """BM25 score of every chunk (0 where no query token occurs); a repeated token counts again."""
+        scores = np.zeros(len(self.lengths), dtype=np.float64)
         for term in query_tokens:
-            plist = self.postings.get(term)
-            if not plist:
-                continue
-            idf = self.idf(term)
-            for position, tf in plist:
-                norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * self.lengths[position] / avg)
-                scores[position] = scores.get(position, 0.0) + idf * tf * (BM25_K1 + 1) / norm
+            entry = self.postings.get(term)
+            if entry is not None:
+                scores[entry[0]] += entry[1]  # positions are unique within a term
         return scores
+
+    def top(self, query_tokens: list[str], k: int) -> tuple[list[tuple[int, float]], int]:
+        """The k best (position, score) with score > 0, ties by position (section, then chunk order);
+        and how many chunks scored above 0."""
+        scores = self.scores(query_tokens)
+        positive = scores > 0  # boolean masks: far faster than nonzero() on floats
+        values = scores[positive]
+        scored = len(values)
+        if scored > k:
+            # Partition only the positive scores (selection degrades on a sea of equal zeros), then keep
+            # everything at least the k-th best, so that ties at the boundary are kept.
+            kth = np.partition(values, scored - k)[scored - k]
+            candidates = np.flatnonzero(scores >= kth)
+        else:
+            candidates = np.flatnonzero(positive)
+        order = np.lexsort((candidates, -scores[candidates]))[:k]
+        return [(int(candidates[i]), float(scores[candidates[i]])) for i in order], scored

@@ -51,19 +51,18 @@ def _check_top_k(top_k: object) -> int:
 
 def retrieve(query: str, ingested_paper: IngestedPaper, top_k: int) -> RetrievalResult:
     """The top-k chunks by BM25; chunks scoring 0 are left out; ties break by section, then chunk order."""
-    if not isinstance(query, str) or not tokens(query):
+    query_tokens = tokens(query) if isinstance(query, str) else []
+    if not query_tokens:
         raise E.empty_query()
     k = _check_top_k(top_k)
     index = ingested_paper.index
-    query_tokens = tokens(query)
-    scores = index.scores(query_tokens)
-    chunks = ingested_paper.chunks
-    ranked = sorted(scores, key=lambda p: (-scores[p], chunks[p].section_index, chunks[p].chunk_index))[:k]
+    chunks = ingested_paper.chunks  # in section order, then chunk order: position order is the tie-break
+    best, scored = index.top(query_tokens, k)
     hits = [
-        Hit(rank=rank, chunk_id=chunks[p].chunk_id, section=chunks[p].section, score=scores[p])
-        for rank, p in enumerate(ranked, 1)
+        Hit(rank=rank, chunk_id=chunks[p].chunk_id, section=chunks[p].section, score=score)
+        for rank, (p, score) in enumerate(best, 1)
     ]
-    terms = [TermStat(term=t, df=len(index.postings.get(t, ())), idf=index.idf(t)) for t in dict.fromkeys(query_tokens)]
+    terms = [TermStat(term=t, df=index.df(t), idf=index.idf(t)) for t in dict.fromkeys(query_tokens)]
     trace = RetrievalTrace(
         query_tokens=query_tokens,
         terms=terms,
@@ -71,7 +70,7 @@ def retrieve(query: str, ingested_paper: IngestedPaper, top_k: int) -> Retrieval
         avg_chunk_length=index.avg_length,
         k1=BM25_K1,
         b=BM25_B,
-        scored_chunks=len(scores),
+        scored_chunks=scored,
     )
     return RetrievalResult(paper_id=ingested_paper.paper_id, query=query, top_k=k, hits=hits, trace=trace)
 
