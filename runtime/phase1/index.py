@@ -62,26 +62,29 @@ class Index:
 
     def scores(self, query_tokens: list[str]) -> Weights:
         """BM25 score of every chunk (0 where no query token occurs); a repeated token counts again."""
-        scores = np.zeros(len(self.lengths), dtype=np.float64)
-        for term in query_tokens:
-            entry = self.postings.get(term)
-            if entry is not None:
-                scores[entry[0]] += entry[1]  # positions are unique within a term
-        return scores
+        entries = [self.postings[t] for t in query_tokens if t in self.postings]
+        if not entries:
+            return np.zeros(len(self.lengths), dtype=np.float64)
+        # One pass in C; bincount adds in array order, i.e. in query-token order for every chunk.
+        summed = np.bincount(
+            np.concatenate([e[0] for e in entries]),
+            weights=np.concatenate([e[1] for e in entries]),
+            minlength=len(self.lengths),
+        )
+        return summed.astype(np.float64, copy=False)  # already float64 with weights; this types it
 
     def top(self, query_tokens: list[str], k: int) -> tuple[list[tuple[int, float]], int]:
         """The k best (position, score) with score > 0, ties by position (section, then chunk order);
         and how many chunks scored above 0."""
         scores = self.scores(query_tokens)
-        positive = scores > 0  # boolean masks: far faster than nonzero() on floats
-        values = scores[positive]
-        scored = len(values)
+        candidates = np.flatnonzero(scores > 0)  # via a boolean mask: far faster than nonzero() on floats
+        values = scores[candidates]
+        scored = len(candidates)
         if scored > k:
             # Partition only the positive scores (selection degrades on a sea of equal zeros), then keep
             # everything at least the k-th best, so that ties at the boundary are kept.
             kth = np.partition(values, scored - k)[scored - k]
-            candidates = np.flatnonzero(scores >= kth)
-        else:
-            candidates = np.flatnonzero(positive)
-        order = np.lexsort((candidates, -scores[candidates]))[:k]
-        return [(int(candidates[i]), float(scores[candidates[i]])) for i in order], scored
+            keep = values >= kth
+            candidates, values = candidates[keep], values[keep]
+        order = np.lexsort((candidates, -values))[:k]
+        return [(int(candidates[i]), float(values[i])) for i in order], scored
