@@ -76,9 +76,14 @@ class Index:
     def top(self, query_tokens: list[str], k: int) -> tuple[list[tuple[int, float]], int]:
         """The k best (position, score) with score > 0, ties by position (section, then chunk order);
         and how many chunks scored above 0."""
-        scores = self.scores(query_tokens)
-        candidates = np.flatnonzero(scores > 0)  # via a boolean mask: far faster than nonzero() on floats
-        values = scores[candidates]
+        entries = [self.postings[t] for t in query_tokens if t in self.postings]
+        if len(entries) == 1:
+            # One term: its postings already are the scored chunks, in position order, with their scores.
+            candidates, values = entries[0]
+        else:
+            scores = self.scores(query_tokens)
+            candidates = np.flatnonzero(scores > 0)  # via a boolean mask: far faster than nonzero() on floats
+            values = scores[candidates]
         scored = len(candidates)
         if scored > k:
             # Partition only the positive scores (selection degrades on a sea of equal zeros), then keep
