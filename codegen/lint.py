@@ -236,8 +236,55 @@ def lint_table(table: Table, registry: Registry[Any]) -> Iterator[Diagnostic]:
             for name in entry.get("applies_to", []):
                 if name not in parsers:
                     yield _diag(sf, f"/parse_errors/{index}/applies_to", f"unknown parser {name!r}")
+    elif table.kind == "autoresearch_config":
+        yield from _lint_autoresearch(sf, data, registry)
     elif table.kind == "budgets" and data["default_mode"] not in {m["name"] for m in data["modes"]}:
         yield _diag(sf, "/default_mode", f"default_mode {data['default_mode']!r} is not a listed mode")
+
+
+def _schema_enum(sf: SourceFile, ref: str, registry: Registry[Any]) -> list[Any] | None:
+    """The ``enum`` a ``<file>#<pointer>`` reference (relative to the table) names, or None."""
+    file, _, fragment = ref.partition("#")
+    try:
+        found = registry.resolver().lookup((sf.path.parent / file).as_uri() + "#" + fragment).contents
+    except Exception:  # referencing raises several unrelated types for an unresolvable reference
+        return None
+    return found.get("enum") if isinstance(found, dict) else None
+
+
+def _lint_autoresearch(sf: SourceFile, data: dict[str, Any], registry: Registry[Any]) -> Iterator[Diagnostic]:
+    """Enums agree with the schemas; every rule names known values; every case has a rule."""
+    names: dict[str, list[str]] = {}
+    for key in ("candidate_statuses", "decisions", "keep_policies", "manifest_statuses"):
+        names[key] = [v["name"] for v in data[key]["values"]]
+        enum = _schema_enum(sf, data[key]["enum"], registry)
+        if enum is None:
+            yield _diag(sf, f"/{key}/enum", f"{data[key]['enum']} names no schema enum")
+        elif enum != names[key]:
+            yield _diag(sf, f"/{key}/values", f"must list the schema enum {enum} in order")
+    for key in ("candidate_outcomes", "evaluation_outcomes"):
+        names[key] = [o["name"] for o in data[key]]
+    if data["defaults"]["keep_policy"] not in names["keep_policies"]:
+        yield _diag(sf, "/defaults/keep_policy", f"not a keep policy: {data['defaults']['keep_policy']!r}")
+    fields = {"candidate": "candidate_outcomes", "evaluation": "evaluation_outcomes", "policy": "keep_policies",
+              "decision": "decisions", "status": "manifest_statuses"}
+    rules = data["decision_rules"]
+    for index, rule in enumerate(rules):
+        for field, key in fields.items():
+            if field in rule and rule[field] not in names[key]:
+                yield _diag(sf, f"/decision_rules/{index}/{field}", f"unknown {field} {rule[field]!r}")
+        if (rule["then"] == "stop") != ("status" in rule):
+            yield _diag(sf, f"/decision_rules/{index}", "a rule names a manifest status exactly when then=stop")
+    for candidate in names["candidate_outcomes"]:
+        for evaluation in names["evaluation_outcomes"]:
+            for policy in names["keep_policies"]:
+                if not any(
+                    r["candidate"] == candidate
+                    and r.get("evaluation", evaluation) == evaluation
+                    and r.get("policy", policy) == policy
+                    for r in rules
+                ):
+                    yield _diag(sf, "/decision_rules", f"no rule decides {candidate}/{evaluation}/{policy}")
 
 
 REQUIRED_CODES = ("JSON_SYNTAX", "SCHEMA_VIOLATION", "SCHEMA_MISSING_PROPERTY", "SCHEMA_UNKNOWN_PROPERTY")

@@ -203,6 +203,11 @@ def _py(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _pynone(value: Any) -> str:
+    """Like ``py``, with ``None`` for a missing value."""
+    return "None" if value is None else _py(value)
+
+
 def _snake(code: str) -> str:
     return code.lower()
 
@@ -222,7 +227,7 @@ def _environment() -> Any:
         lstrip_blocks=True,
         autoescape=False,
     )
-    env.filters.update(doc=_doc, py=_py, snake=_snake, pytype=_pytype, ord=ord, pyascii=json.dumps)
+    env.filters.update(doc=_doc, py=_py, pynone=_pynone, snake=_snake, pytype=_pytype, ord=ord, pyascii=json.dumps)
     return env
 
 

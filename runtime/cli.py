@@ -21,6 +21,14 @@ EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 def _parser() -> argparse.ArgumentParser:
     from codegen.cli import build_parser as codegen_parser
+    from generated.autoresearch.config import (
+        BRANCH_PREFIX,
+        CODEX_BINARY_ENV,
+        KEEP_POLICIES,
+        LOGS_DIR,
+        STATE_FILE,
+        WORKTREES_SUFFIX,
+    )
     from generated.odr.stop_rules import StopReason
     from generated.phase1.config import DEFAULT_TOP_K, NOT_STATED
 
@@ -86,7 +94,38 @@ def _parser() -> argparse.ArgumentParser:
     summarize.add_argument(
         "--format", choices=("text", "json"), default="text", help="text (default) or the JSON PipelineResult"
     )
+    auto = commands.add_parser(
+        "autoresearch",
+        help="supervise one coding-agent session per iteration, keeping, discarding or resetting its commit",
+        usage="rcs autoresearch [--max-iterations N] <mission-dir> [codex-args...]\n"
+        "       rcs autoresearch [--max-iterations N] --resume <run-id> [codex-args...]",
+        description=(
+            "A thin supervisor: each iteration runs `codex exec <codex-args> -` in the run's git worktree with an "
+            "instruction snapshot on stdin, reads the candidate.json it leaves, runs the mission's evaluator, and "
+            "keeps the commit or resets to the last kept one. MISSION-DIR (inside a git repository) holds mission.md "
+            "and sandbox.md, whose YAML frontmatter names evaluator.command, evaluator.format: json and optionally "
+            f"evaluator.keep_policy ({' | '.join(KEEP_POLICIES)}). A fresh launch makes branch "
+            f"{BRANCH_PREFIX}<mission-slug>/<run-tag>, a worktree in <repo>{WORKTREES_SUFFIX}/ and run artifacts in "
+            f"<repo>/{LOGS_DIR}/<run-id>/; <repo>/{STATE_FILE} locks the repository to one active run. Everything "
+            f"after the mission directory (or the run id) goes to codex; {CODEX_BINARY_ENV} names another worker "
+            "binary. Ctrl-C stops cleanly and leaves the run resumable."
+        ),
+        epilog="Exit status: 0 stopped by its rules (abort, noop limit, --max-iterations); 1 needs an operator; "
+        "2 refused (bad mission, lock held, resume refused); 130/143 interrupted by SIGINT/SIGTERM.",
+    )
+    auto.add_argument("--resume", metavar="RUN_ID", help="continue a run from its manifest and last kept commit")
+    auto.add_argument(
+        "--max-iterations", type=_positive, metavar="N", help="stop (resumable) after N worker iterations"
+    )
+    auto.add_argument("args", nargs=argparse.REMAINDER, metavar="...", help="<mission-dir> [codex-args...]")
     return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer: {text}")
+    return value
 
 
 def _progress(done: int, total: int) -> None:
@@ -134,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
             from runtime.phase1.command import main as phase1_main
 
             return phase1_main(args.paper, args.query, args.top_k, args.format)
+        if args.command == "autoresearch":
+            from runtime.autoresearch.command import main as autoresearch_main
+
+            return autoresearch_main(args.args, args.resume, args.max_iterations)
         if args.command == "odr":
             from runtime.odr.command import main as odr_main
 

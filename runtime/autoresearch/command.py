@@ -1,0 +1,76 @@
+"""``rcs autoresearch <mission-dir> [codex-args...]`` and ``rcs autoresearch --resume <run-id> [codex-args...]``.
+
+Collect (launch or resume) -> supervise -> exit status, each in its own place. Exit status: 0 when
+the run stopped by its rules (abort, the noop limit, --max-iterations), 1 when it needs an operator,
+2 for a refusal (bad mission, lock held, resume refused), 130/143 after SIGINT/SIGTERM.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from generated._support import RcsError
+from generated.autoresearch import errors as E
+from generated.autoresearch import messages as M
+from runtime.cli import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+
+EXIT_BY_STATUS = {"needs_operator": EXIT_INVALID}
+
+
+def status_exit(status: str, received: int | None) -> int:
+    """The exit status of a run that stopped with manifest ``status``."""
+    if status == "interrupted" and received is not None:
+        return 128 + received
+    return EXIT_BY_STATUS.get(status, EXIT_OK)
+
+
+def run(
+    mission_dir: str | None,
+    resume_id: str | None,
+    codex_args: Sequence[str],
+    max_iterations: int | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """Launch or resume, then supervise until the run stops."""
+    from runtime.autoresearch import mission as missions
+    from runtime.autoresearch import supervisor
+
+    def say(line: str) -> None:
+        print(line, file=out, flush=True)
+
+    try:
+        if resume_id is not None:
+            repo = supervisor.main_root(Path.cwd())
+            if repo is None:
+                raise E.not_in_git_repo(path=str(Path.cwd()))
+            active = supervisor.resume(repo, resume_id, codex_args, say)
+        else:
+            assert mission_dir is not None
+            active = supervisor.launch(missions.load(mission_dir), codex_args, say)
+    except RcsError as exc:
+        print(M.prefix(problem=str(exc)), file=err)
+        return EXIT_USAGE
+    try:
+        status = supervisor.supervise(active, max_iterations)
+    except RcsError as exc:  # git failed under us: the run stays resumable
+        print(M.prefix(problem=str(exc)), file=err)
+        print(M.resume_hint(run_id=active.manifest.run_id), file=err)
+        return EXIT_USAGE
+    return status_exit(status, active.signals.received)
+
+
+def main(args: Sequence[str], resume_id: str | None, max_iterations: int | None) -> int:
+    """Entry point used by ``runtime.cli``: ``args`` is the mission dir (unless resuming) and the codex args."""
+    rest = list(args)
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    if resume_id is None:
+        if not rest:
+            print(M.prefix(problem=M.no_mission()), file=sys.stderr)
+            return EXIT_USAGE
+        return run(rest[0], None, rest[1:], max_iterations, sys.stdout, sys.stderr)
+    return run(None, resume_id, rest, max_iterations, sys.stdout, sys.stderr)

@@ -1,0 +1,79 @@
+"""State files: read and validate against their schemas; write atomically (R-AR-7).
+
+Every JSON file the supervisor reads goes through its generated model, and every file it writes
+is a model it has just validated: temp file in the same directory, fsync, rename, fsync the
+directory. A crash leaves either the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from runtime import kinds, validation
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically (temp file, fsync, rename, fsync of the directory)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def dumps(model: BaseModel) -> str:
+    """The JSON text of a model: its schema's field names, two-space indent, trailing newline."""
+    return json.dumps(model.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False) + "\n"
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def build(model: type[M], data: Mapping[str, Any]) -> M:
+    """A model from plain data, validated exactly as its JSON file would be (datetimes as RFC 3339)."""
+    return model.model_validate_json(json.dumps(data, default=_plain))
+
+
+def write_model(path: Path, model: BaseModel) -> None:
+    """Validate ``model`` once more through its JSON text, then write it atomically."""
+    text = dumps(model)
+    type(model).model_validate_json(text)  # write only what validates
+    write_text(path, text)
+
+
+def read_model(path: Path, kind: str, model: type[M]) -> M:
+    """The validated model of a JSON file of ``kind`` (``autoresearch/<name>``); raises the domain's errors."""
+    parsed = validation.validate(kinds.resolve(kind), path.read_bytes(), validation.Context())
+    assert isinstance(parsed, model)
+    return parsed
+
+
+def parse_model(text: str | bytes, kind: str, model: type[M]) -> M:
+    """The validated model of JSON text of ``kind``; raises the domain's errors."""
+    parsed = validation.validate(kinds.resolve(kind), text, validation.Context())
+    assert isinstance(parsed, model)
+    return parsed

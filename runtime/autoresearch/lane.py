@@ -1,0 +1,148 @@
+"""The run's lane: its branch and worktree, how it is made and removed, and how it is put back.
+
+``restore`` is the one way the supervisor moves a worktree back to the last kept commit (R-AR-9):
+whatever the worker left (commits, a detached HEAD, uncommitted or untracked edits) is first
+preserved as a commit under the run's ref prefix, so nothing is ever lost, and only then is the
+worktree reset and cleaned. Build droppings that git cannot remove (read-only directories) are
+made writable and removed by hand, so a reset never crashes the supervisor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+from generated._support import RcsError
+from generated.autoresearch import config as C
+from runtime.autoresearch import git
+
+
+def exclude_patterns() -> list[str]:
+    """The exclude-file lines that hide runtime artifacts in the worktree and the run state in the repo."""
+    first = C.LOGS_DIR.split("/")[0]
+    return [f"/{name}" for name in C.RUNTIME_ARTIFACTS] + [f"/{first}/"]
+
+
+def write_excludes(worktree: Path) -> Path:
+    """Add the patterns to the exclude file git reads for this worktree (R-AR-8); returns that file."""
+    path = git.git_path(worktree, "info/exclude")
+    existing = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    missing = [p for p in exclude_patterns() if p not in existing]
+    if missing:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            if existing and existing[-1] != "":
+                handle.write("\n")
+            handle.write("# rcs autoresearch runtime artifacts (R-AR-8)\n" + "".join(p + "\n" for p in missing))
+    return path
+
+
+def create(repo: Path, branch: str, worktree: Path, start: str) -> None:
+    """Make the branch at ``start`` and check it out in a new worktree."""
+    worktree.parent.mkdir(parents=True, exist_ok=True)
+    git.run(repo, "worktree", "add", "--quiet", "-b", branch, str(worktree), start)
+
+
+def remove(repo: Path, branch: str, worktree: Path) -> None:
+    """Undo ``create`` as far as it got (a failed launch removes what it created, R-AR-2)."""
+    if worktree.exists():
+        git.run(repo, "worktree", "remove", "--force", "--force", str(worktree), check=False)
+        if worktree.exists():
+            _rmtree(worktree)
+    git.run(repo, "worktree", "prune", check=False)
+    git.run(repo, "branch", "-D", "--quiet", branch, check=False)
+    parent = worktree.parent
+    if parent.exists() and not any(parent.iterdir()):
+        parent.rmdir()
+
+
+def is_worktree(path: Path) -> bool:
+    """Whether ``path`` is the top of a git working tree."""
+    return path.is_dir() and git.toplevel(path) == path.resolve()
+
+
+def clear_index_lock(worktree: Path) -> bool:
+    """Remove a leftover ``index.lock`` of this worktree; call only when no git of ours runs in it."""
+    lock = git.git_path(worktree, "index.lock")
+    if lock.exists():
+        lock.unlink(missing_ok=True)
+        return True
+    return False
+
+
+def _snapshot(worktree: Path, head: str, message: str) -> str:
+    """A commit of everything in the worktree (tracked, modified and untracked), parented on ``head``."""
+    index = git.git_path(worktree, "index")
+    with tempfile.TemporaryDirectory(prefix="rcs-autoresearch-") as temp:
+        temp_index = Path(temp) / "index"
+        if index.exists():
+            shutil.copyfile(index, temp_index)  # a copy, so only changed files are hashed again
+        env = {"GIT_INDEX_FILE": str(temp_index)}
+        git.run(worktree, "add", "--all", "--", ".", env=env)
+        tree = git.run(worktree, "write-tree", env=env).strip()
+    identity = {
+        "GIT_AUTHOR_NAME": C.SNAPSHOT_NAME,
+        "GIT_AUTHOR_EMAIL": C.SNAPSHOT_EMAIL,
+        "GIT_COMMITTER_NAME": C.SNAPSHOT_NAME,
+        "GIT_COMMITTER_EMAIL": C.SNAPSHOT_EMAIL,
+    }
+    return git.run(worktree, "commit-tree", tree, "-p", head, "-m", message, env=identity).strip()
+
+
+def preserve(worktree: Path, kept: str, ref: str, message: str) -> str | None:
+    """Keep what differs from ``kept`` reachable under ``ref``; returns the ref, or None if nothing differs."""
+    head = git.commit_of(worktree, "HEAD") or kept
+    tip = _snapshot(worktree, head, message) if git.dirty_paths(worktree) else head
+    if tip == kept:
+        return None
+    git.run(worktree, "update-ref", ref, tip)
+    return ref
+
+
+def _make_writable(function: object, path: str, exc_info: object) -> None:
+    parent = os.path.dirname(path)
+    for target in (parent, path):
+        with contextlib.suppress(OSError):
+            os.chmod(target, os.stat(target).st_mode | stat.S_IWUSR | stat.S_IXUSR | stat.S_IRUSR)
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _rmtree(path: Path) -> None:
+    shutil.rmtree(path, onerror=_make_writable)
+
+
+def reset(worktree: Path, branch: str, kept: str) -> None:
+    """Put the worktree on its branch at ``kept``, clean apart from ignored and excluded files."""
+    clear_index_lock(worktree)
+    git.run(worktree, "checkout", "--quiet", "--force", "-B", branch, kept)
+    try:
+        git.run(worktree, "clean", "-ffdq")
+    except RcsError:
+        for rel in git.dirty_paths(worktree):
+            target = worktree / rel
+            parent = target.parent
+            while parent != worktree and parent.exists():  # an unwritable directory blocks its entries' removal
+                os.chmod(parent, os.stat(parent).st_mode | stat.S_IWUSR | stat.S_IXUSR | stat.S_IRUSR)
+                parent = parent.parent
+            if target.is_dir() and not target.is_symlink():
+                _rmtree(target)
+            else:
+                target.unlink(missing_ok=True)
+        git.run(worktree, "clean", "-ffdq")
+
+
+def at_kept(worktree: Path, branch: str, kept: str) -> bool:
+    """Whether the worktree is on its branch, at ``kept``, and clean (R-AR-9)."""
+    return (
+        git.branch_of(worktree) == f"refs/heads/{branch}"
+        and git.commit_of(worktree, "HEAD") == kept
+        and not git.dirty_paths(worktree)
+    )

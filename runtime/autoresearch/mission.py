@@ -1,0 +1,122 @@
+"""A mission directory: its repository, its two files, and the evaluator contract of sandbox.md.
+
+The contract is read once, at launch, from the user's checkout and stored in the manifest (R-AR-5);
+nothing a worker later does to ``sandbox.md`` in its worktree can change it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from generated._support import RcsError
+from generated.autoresearch import config as C
+from generated.autoresearch import errors as E
+from generated.autoresearch.manifest_schema import EvaluatorContract
+from generated.autoresearch.sandbox_schema import SandboxFrontmatter, Worker
+from runtime import strict_yaml
+from runtime.autoresearch import files, git
+
+SANDBOX_KIND = "autoresearch/sandbox"
+_FENCE = "---"
+
+
+@dataclass(frozen=True)
+class Mission:
+    """Everything a launch needs from the mission directory."""
+
+    repo: Path
+    directory: Path
+    slug: str
+    mission_text: str
+    sandbox_text: str
+    evaluator: EvaluatorContract
+    worker_timeout_seconds: float
+
+    @property
+    def relative_dir(self) -> str:
+        """The mission directory relative to the repository root (``.`` for the root itself)."""
+        return self.directory.relative_to(self.repo).as_posix() or "."
+
+
+def slug(name: str) -> str:
+    """A branch- and path-safe slug: lower-case ASCII letters and digits joined by single hyphens."""
+    text = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return text or "mission"
+
+
+def frontmatter(text: str, path: Path) -> SandboxFrontmatter:
+    """The validated YAML frontmatter of sandbox.md (between a first line ``---`` and the next ``---``)."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != _FENCE:
+        raise E.bad_frontmatter(path=str(path), detail="the file must start with a '---' line")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == _FENCE)
+    except StopIteration:
+        raise E.bad_frontmatter(path=str(path), detail="no closing '---' line") from None
+    source = "\n".join(lines[1:end])
+    try:
+        data = strict_yaml.load(source)
+    except yaml.YAMLError as exc:
+        line, problem = strict_yaml.problem(exc, source)
+        raise E.bad_frontmatter(path=str(path), detail=f"line {line + 1}: {problem}") from None
+    except RecursionError:
+        raise E.bad_frontmatter(path=str(path), detail="nested too deeply") from None
+    try:
+        return files.parse_model(json.dumps(data, default=str), SANDBOX_KIND, SandboxFrontmatter)
+    except RcsError as exc:
+        where = f" at {'/'.join(map(str, exc.location))}" if exc.location else ""
+        raise E.bad_frontmatter(path=str(path), detail=f"{exc}{where}") from None
+
+
+def load(path: str) -> Mission:
+    """Read and check a mission directory; raises MissionError with what to fix."""
+    directory = Path(path).resolve()
+    if not directory.is_dir():
+        raise E.no_mission_dir(path=path)
+    repo = git.toplevel(directory)
+    if repo is None:
+        raise E.not_in_git_repo(path=path)
+    if git.commit_of(repo, "HEAD") is None:
+        raise E.no_commits(repo=str(repo))
+    texts: dict[str, str] = {}
+    for name in (C.MISSION_FILE, C.SANDBOX_FILE):
+        file = directory / name
+        try:
+            texts[name] = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise E.missing_mission_file(path=str(file)) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise E.bad_frontmatter(path=str(file), detail=str(exc)) from None
+    sandbox_path = directory / C.SANDBOX_FILE
+    front = frontmatter(texts[C.SANDBOX_FILE], sandbox_path)
+    ev = front.evaluator
+    keep = ev.keep_policy if isinstance(ev.keep_policy, str) else C.DEFAULT_KEEP_POLICY
+    timeout = ev.timeout_seconds if isinstance(ev.timeout_seconds, float | int) else C.EVALUATOR_TIMEOUT_SECONDS
+    worker_timeout = C.WORKER_TIMEOUT_SECONDS
+    if isinstance(front.worker, Worker) and isinstance(front.worker.timeout_seconds, float | int):
+        worker_timeout = float(front.worker.timeout_seconds)
+    contract = files.build(
+        EvaluatorContract,
+        {
+            "command": ev.command,
+            "format": ev.format,
+            "keep_policy": keep,
+            "timeout_seconds": float(timeout),
+            "sandbox_sha256": hashlib.sha256(texts[C.SANDBOX_FILE].encode("utf-8")).hexdigest(),
+        },
+    )
+    return Mission(
+        repo=repo,
+        directory=directory,
+        slug=slug(directory.name if directory != repo else repo.name),
+        mission_text=texts[C.MISSION_FILE],
+        sandbox_text=texts[C.SANDBOX_FILE],
+        evaluator=contract,
+        worker_timeout_seconds=worker_timeout,
+    )

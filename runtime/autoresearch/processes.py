@@ -1,0 +1,143 @@
+"""Worker and evaluator processes: each in its own process group, with a timeout (R-AR-6).
+
+Output goes to files, not pipes, so a grandchild that keeps a pipe open cannot hang the
+supervisor. When the leader exits, what is left of its group is killed too. SIGINT and SIGTERM
+sent to the supervisor are forwarded to the running group (see ``Signals``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import IO
+
+
+@dataclass
+class Signals:
+    """Records SIGINT/SIGTERM for the supervisor to act on at a safe point, forwarding them to the child."""
+
+    received: int | None = None
+    child_group: int | None = None
+    _previous: dict[int, object] = field(default_factory=dict)
+
+    def install(self) -> None:
+        """Handle SIGINT and SIGTERM until ``restore``."""
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._previous[signum] = signal.signal(signum, self._handle)
+
+    def restore(self) -> None:
+        """Put the previous handlers back."""
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]  # whatever signal() returned
+        self._previous.clear()
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.received = self.received or signum
+        if self.child_group is not None:
+            _signal_group(self.child_group, signum)
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of a group is left."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def kill_group(pgid: int, grace: float) -> None:
+    """SIGTERM the group, then SIGKILL whatever is left after ``grace`` seconds."""
+    _signal_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    _signal_group(pgid, signal.SIGKILL)
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    try:
+        pipe.write(data)
+        pipe.close()
+    except (BrokenPipeError, OSError):
+        pass  # the child did not read its instructions; its exit status tells the rest
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a process ended."""
+
+    exit_code: int | None  # None when it was killed (timeout, or a signal)
+    timed_out: bool
+    seconds: float
+
+
+def run_group(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    stdin: str | None,
+    stdout: Path,
+    stderr: Path,
+    timeout: float,
+    grace: float,
+    signals: Signals,
+    started: Callable[[int], None] = lambda pgid: None,
+) -> Outcome:
+    """Run ``argv`` as the leader of a new process group; kill the group on timeout or when it is done."""
+    begin = time.monotonic()
+    stdout.parent.mkdir(parents=True, exist_ok=True)
+    with open(stdout, "wb") as out, open(stderr, "wb") as err:
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            process_group=0,
+        )
+    pgid = process.pid
+    signals.child_group = pgid
+    started(pgid)
+    if signals.received is not None:  # arrived before the group existed: forward it now
+        _signal_group(pgid, signals.received)
+    timed_out = False
+    try:
+        if stdin is not None and process.stdin is not None:
+            # A thread, so that a child that never reads cannot block us past its timeout.
+            threading.Thread(target=_feed, args=(process.stdin, stdin.encode("utf-8")), daemon=True).start()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_group(pgid, grace)
+            process.wait()
+        if signals.received is not None and group_alive(pgid):
+            deadline = time.monotonic() + grace  # forwarded signal: give the group its grace to finish
+            while group_alive(pgid) and time.monotonic() < deadline:
+                time.sleep(0.01)
+    finally:
+        if group_alive(pgid):
+            kill_group(pgid, 0)  # grandchildren never outlive their iteration
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        signals.child_group = None
+    code = process.returncode
+    return Outcome(None if timed_out or code < 0 else code, timed_out, time.monotonic() - begin)

@@ -1,0 +1,79 @@
+"""The worker session: its argv (R-AR-1), its environment, and the instruction snapshot on its stdin."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from generated.autoresearch import config as C
+from generated.autoresearch import errors as E
+from generated.autoresearch import messages as M
+from generated.autoresearch.ledger_schema import LedgerEntry
+from generated.autoresearch.manifest_schema import Manifest
+from runtime.autoresearch import report
+
+
+def binary() -> str:
+    """The worker binary: ``$RCS_CODEX_BIN`` when set, else ``codex`` on PATH, resolved to a path."""
+    name = os.environ.get(C.CODEX_BINARY_ENV) or C.CODEX_BINARY
+    found = shutil.which(name)
+    if found is None:
+        raise E.worker_not_found(binary=name, detail="not found or not executable")
+    return found
+
+
+def _names_sandbox(args: Sequence[str]) -> bool:
+    return any(a in C.CODEX_SANDBOX_FLAGS or a.split("=", 1)[0] in C.CODEX_SANDBOX_FLAGS for a in args)
+
+
+def argv(codex_args: Sequence[str]) -> list[str]:
+    """``codex exec <defaults> <codex-args> -``: the user's sandbox flags replace the defaults."""
+    defaults = [] if _names_sandbox(codex_args) else list(C.CODEX_DEFAULT_ARGS)
+    return [binary(), *C.CODEX_SUBCOMMAND, *defaults, *codex_args, "-"]
+
+
+def environment(manifest: Manifest, iteration: int, candidate_path: Path) -> dict[str, str]:
+    """The supervisor's environment plus the four variables the worker reads."""
+    return {
+        **os.environ,
+        C.ENV_RUN_ID: manifest.run_id,
+        C.ENV_ITERATION: str(iteration),
+        C.ENV_CANDIDATE_FILE: str(candidate_path),
+        C.ENV_LAST_KEPT_COMMIT: manifest.last_kept_commit,
+    }
+
+
+def _rule(keep_policy: str) -> str:
+    return M.rule_pass_only() if keep_policy == "pass_only" else M.rule_score_improvement()
+
+
+def snapshot(
+    manifest: Manifest, iteration: int, entries: Sequence[LedgerEntry], candidate_path: Path, mission: str, sandbox: str
+) -> str:
+    """The instruction snapshot of one iteration (autoresearch.md, Iteration handoff context)."""
+    previous = f"{entries[-1].decision} ({entries[-1].reason})" if entries else M.no_history()
+    return (
+        M.snapshot(
+            iteration=iteration,
+            run_id=manifest.run_id,
+            branch=manifest.branch,
+            baseline=manifest.baseline_commit,
+            kept=manifest.last_kept_commit,
+            kept_score=report.number(manifest.last_kept_score),
+            keep_policy=manifest.evaluator.keep_policy,
+            previous=previous,
+            summary=report.summary(entries),
+            rule=_rule(manifest.evaluator.keep_policy),
+            candidate_path=str(candidate_path),
+            mission_dir=manifest.mission_dir,
+            command=manifest.evaluator.command,
+            timeout=f"{manifest.evaluator.timeout_seconds:g}",
+            mission_file=C.MISSION_FILE,
+            mission=mission.strip(),
+            sandbox_file=C.SANDBOX_FILE,
+            sandbox=sandbox.strip(),
+        )
+        + "\n"
+    )
