@@ -18,6 +18,7 @@ from generated.autoresearch import messages as M
 from runtime.cli import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 
 EXIT_BY_STATUS = {"needs_operator": EXIT_INVALID}
+OWN_OPTIONS = frozenset({"--resume", "--max-iterations"})
 
 
 def status_exit(status: str, received: int | None) -> int:
@@ -68,6 +69,10 @@ def main(args: Sequence[str], resume_id: str | None, max_iterations: int | None)
     rest = list(args)
     if rest and rest[0] == "--":
         rest = rest[1:]
+    own = [a for a in rest if a.split("=", 1)[0] in OWN_OPTIONS]
+    if own:  # codex would reject them with a confusing message; ours is clearer
+        print(M.prefix(problem=M.misplaced_option(option=own[0].split("=", 1)[0])), file=sys.stderr)
+        return EXIT_USAGE
     if resume_id is None:
         if not rest:
             print(M.prefix(problem=M.no_mission()), file=sys.stderr)

@@ -216,6 +216,10 @@ class Run:
             },
         )
 
+    def signal_name(self) -> str:
+        """The name of the signal the supervisor got (SIGINT when none is recorded)."""
+        return signal.Signals(self.signals.received or signal.SIGINT).name
+
     def discard_ref(self, iteration: int) -> str:
         """Where the discarded work of an iteration is kept reachable."""
         return f"{self.manifest.discard_ref_prefix}iteration-{iteration}"
@@ -239,7 +243,7 @@ class Run:
             lane.reset(self.worktree, self.manifest.branch, self.manifest.last_kept_commit)
         self.candidate_path.unlink(missing_ok=True)
 
-    def iterate(self, iteration: int) -> C.Rule:
+    def iterate(self, iteration: int) -> tuple[C.Rule, str]:
         """One worker session, judged, decided and recorded; returns the rule that decided it."""
         self.prepare()
         began, start = now(), time.monotonic()
@@ -267,7 +271,7 @@ class Run:
         evaluation: Evaluation | None = None
         if self.signals.received is not None:
             verdict = judge.Verdict(
-                C.CandidateOutcome.SUPERVISOR_INTERRUPTED, signal.Signals(self.signals.received).name
+                C.CandidateOutcome.SUPERVISOR_INTERRUPTED, self.signal_name()
             )
         else:
             verdict = judge.inspect(
@@ -279,7 +283,7 @@ class Run:
             if self.signals.received is not None:
                 verdict = judge.Verdict(
                     C.CandidateOutcome.SUPERVISOR_INTERRUPTED,
-                    signal.Signals(self.signals.received).name,
+                    self.signal_name(),
                     verdict.candidate,
                 )
             else:
@@ -298,7 +302,7 @@ class Run:
         if rule.reset:
             ref = self.restore(iteration, rule.decision)
         reason = rule.reason + (f": {verdict.detail}" if verdict.detail else "")
-        if evaluation is not None and evaluation.error:
+        if evaluation_outcome is not None and evaluation is not None and evaluation.error:
             reason += f": {evaluation.error}"
         entry = self.entry(
             iteration,
@@ -317,7 +321,7 @@ class Run:
         )
         self.record(entry)
         self.say(report.progress(entry, time.monotonic() - start))
-        return rule
+        return rule, entry.reason
 
     # --- the loop ----------------------------------------------------------------------------------
 
@@ -325,19 +329,25 @@ class Run:
         """Iterate until a rule, the noop limit, --max-iterations or a signal stops the run; returns the status."""
         done = 0
         if self.manifest.iterations_done < 0 and not self.baseline():
-            return self.stop("interrupted", signal.Signals(self.signals.received or signal.SIGINT).name)
+            return self.interrupted()
         while True:
             if self.signals.received is not None:
-                return self.stop("interrupted", signal.Signals(self.signals.received).name)
+                return self.interrupted()
             if max_iterations is not None and done >= max_iterations:
                 return self.stop("paused", M.stop_max_iterations(count=max_iterations))
-            rule = self.iterate(self.manifest.iterations_done + 1)
+            rule, reason = self.iterate(self.manifest.iterations_done + 1)
             done += 1
             if rule.stop:
                 assert rule.status is not None
-                return self.stop(rule.status, rule.reason)
+                return self.stop(rule.status, reason)
             if self.manifest.consecutive_noops >= C.NOOP_LIMIT:
                 return self.stop("finished", M.stop_noop_limit(count=self.manifest.consecutive_noops))
+
+    def interrupted(self) -> str:
+        """Stop between iterations on a signal, with the reason the decision table gives."""
+        rule = C.decide(C.CandidateOutcome.SUPERVISOR_INTERRUPTED, None, self.manifest.evaluator.keep_policy)
+        assert rule.status is not None
+        return self.stop(rule.status, f"{rule.reason}: {self.signal_name()}")
 
     def stop(self, status: str, reason: str) -> str:
         """Record why the run stopped."""
