@@ -27,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
         KEEP_POLICIES,
         LOGS_DIR,
         STATE_FILE,
+        WORKTREE_PREFIX,
         WORKTREES_SUFFIX,
     )
     from generated.odr.stop_rules import StopReason
@@ -99,16 +100,21 @@ def _parser() -> argparse.ArgumentParser:
         help="supervise one coding-agent session per iteration, keeping, discarding or resetting its commit",
         usage="rcs autoresearch [--max-iterations N] <mission-dir> [codex-args...]\n"
         "       rcs autoresearch [--max-iterations N] --resume <run-id> [codex-args...]",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
-            "A thin supervisor: each iteration runs `codex exec <codex-args> -` in the run's git worktree with an "
-            "instruction snapshot on stdin, reads the candidate.json it leaves, runs the mission's evaluator, and "
-            "keeps the commit or resets to the last kept one. MISSION-DIR (inside a git repository) holds mission.md "
-            "and sandbox.md, whose YAML frontmatter names evaluator.command, evaluator.format: json and optionally "
-            f"evaluator.keep_policy ({' | '.join(KEEP_POLICIES)}). A fresh launch makes branch "
-            f"{BRANCH_PREFIX}<mission-slug>/<run-tag>, a worktree in <repo>{WORKTREES_SUFFIX}/ and run artifacts in "
-            f"<repo>/{LOGS_DIR}/<run-id>/; <repo>/{STATE_FILE} locks the repository to one active run. Everything "
-            f"after the mission directory (or the run id) goes to codex; {CODEX_BINARY_ENV} names another worker "
-            "binary. Ctrl-C stops cleanly and leaves the run resumable."
+            "A thin supervisor. Each iteration runs `codex exec <codex-args> -` in the run's git worktree with\n"
+            "an instruction snapshot on stdin, reads the candidate.json the session leaves, runs the mission's\n"
+            "evaluator, and keeps the commit or resets to the last kept one.\n\n"
+            "MISSION-DIR (inside a git repository) holds mission.md and sandbox.md, whose YAML frontmatter\n"
+            "names evaluator.command, evaluator.format: json and optionally evaluator.keep_policy\n"
+            f"({' | '.join(KEEP_POLICIES)}).\n\n"
+            "A fresh launch makes:\n"
+            f"  branch     {BRANCH_PREFIX}<mission-slug>/<run-tag>\n"
+            f"  worktree   <repo>{WORKTREES_SUFFIX}/{WORKTREE_PREFIX}<mission-slug>-<run-tag>\n"
+            f"  run files  <repo>/{LOGS_DIR}/<run-id>/ (manifest, ledger, candidate, latest result)\n"
+            f"  lock       <repo>/{STATE_FILE} (one active run per repository)\n\n"
+            "Everything after the mission directory (or the run id) goes to codex; put rcs options first.\n"
+            f"{CODEX_BINARY_ENV} names another worker binary. Ctrl-C stops cleanly; the run stays resumable."
         ),
         epilog="Exit status: 0 stopped by its rules (abort, noop limit, --max-iterations); 1 needs an operator; "
         "2 refused (bad mission, lock held, resume refused); 130/143 interrupted by SIGINT/SIGTERM.",

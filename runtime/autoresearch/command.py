@@ -52,12 +52,15 @@ def run(
         else:
             assert mission_dir is not None
             active = supervisor.launch(missions.load(mission_dir), codex_args, say)
+    except OSError as exc:
+        print(M.prefix(problem=str(E.io_failed(detail=str(exc)))), file=err)
+        return EXIT_USAGE
     except RcsError as exc:
         print(M.prefix(problem=str(exc)), file=err)
         return EXIT_USAGE
     try:
         status = supervisor.supervise(active, max_iterations)
-    except RcsError as exc:  # git failed under us: the run stays resumable
+    except (RcsError, OSError) as exc:  # git or the disk failed under us: the run stays resumable
         print(M.prefix(problem=str(exc)), file=err)
         print(M.resume_hint(run_id=active.manifest.run_id), file=err)
         return EXIT_USAGE

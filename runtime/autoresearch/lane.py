@@ -49,14 +49,14 @@ def create(repo: Path, branch: str, worktree: Path, start: str) -> None:
 
 def remove(repo: Path, branch: str, worktree: Path) -> None:
     """Undo ``create`` as far as it got (a failed launch removes what it created, R-AR-2)."""
-    if worktree.exists():
+    if worktree.is_dir():
         git.run(repo, "worktree", "remove", "--force", "--force", str(worktree), check=False)
-        if worktree.exists():
+        if worktree.is_dir():
             _rmtree(worktree)
     git.run(repo, "worktree", "prune", check=False)
     git.run(repo, "branch", "-D", "--quiet", branch, check=False)
     parent = worktree.parent
-    if parent.exists() and not any(parent.iterdir()):
+    if parent.is_dir() and not any(parent.iterdir()):
         parent.rmdir()
 
 

@@ -440,10 +440,14 @@ def launch(mission: Mission, codex_args: Sequence[str], say: Print) -> Run:
         if hidden:  # R-AR-8: prove the runtime artifacts are invisible to git status
             raise E.git_failed(args="status", status=0, detail=f"runtime artifacts not excluded: {', '.join(hidden)}")
         files.write_model(run_dir / C.MANIFEST_FILE, manifest)
-    except BaseException:
-        lane.remove(mission.repo, branch, worktree)
-        shutil.rmtree(run_dir, ignore_errors=True)
-        held.release()
+    except BaseException as exc:
+        try:
+            lane.remove(mission.repo, branch, worktree)
+        finally:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            held.release()
+        if isinstance(exc, OSError):
+            raise E.launch_failed(detail=str(exc)) from None
         raise
     say(M.started(run_id=run_id, branch=branch, worktree=str(worktree)))
     return run

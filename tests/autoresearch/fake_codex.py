@@ -72,7 +72,7 @@ def main() -> int:
             "base_commit": os.environ["RCS_AUTORESEARCH_LAST_KEPT_COMMIT"],
             "description": f"iteration {iteration}",
             "notes": [],
-            "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
         }
         candidate.update(step.get("candidate", {}))
         if candidate["base_commit"] == "STALE":

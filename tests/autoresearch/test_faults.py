@@ -59,7 +59,8 @@ def test_missing_invalid_and_stale_candidates(lab: Lab) -> None:
     assert entries[1]["reason"] == "no valid candidate.json: candidate.json was not written"
     assert entries[2]["reason"].startswith("no valid candidate.json: candidate.json: Invalid JSON")
     assert "stale candidate: base_commit" in entries[3]["reason"]
-    assert entries[4]["reason"].startswith("no valid candidate.json: candidate.json:") and "status" in entries[4]["reason"]
+    assert entries[4]["reason"].startswith("no valid candidate.json: candidate.json:")
+    assert "status" in entries[4]["reason"]
 
 
 def test_a_candidate_from_an_earlier_iteration_is_not_judged_again(lab: Lab) -> None:

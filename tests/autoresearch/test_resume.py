@@ -115,7 +115,8 @@ def test_sigint_sigterm_stop_cleanly_then_resume(lab: Lab, phase: str, signum: i
     assert process.returncode == 128 + signum, err
     assert not pid_alive(child)
     manifest = lab.manifest()
-    assert manifest["status"] == "interrupted" and manifest["stop_reason"] == f"supervisor interrupted: {signal.Signals(signum).name}"
+    assert manifest["status"] == "interrupted"
+    assert manifest["stop_reason"] == f"supervisor interrupted: {signal.Signals(signum).name}"
     assert manifest["in_progress"] is None
     entry = lab.ledger()[-1]
     assert entry["iteration"] == 1 and entry["decision"] == "interrupted"
