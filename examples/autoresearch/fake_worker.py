@@ -28,7 +28,7 @@ def main() -> None:
     terms, description = PLAN.get(iteration, (0, None))
     candidate = {"status": "noop", "candidate_commit": None, "base_commit": base,
                  "description": "nothing left to try", "notes": [],
-                 "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat()}
+                 "created_at": datetime.datetime.now(datetime.UTC).isoformat()}
     if description is not None:
         with open("src/pi.py", encoding="utf-8") as handle:
             text = handle.read()

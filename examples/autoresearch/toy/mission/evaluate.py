@@ -6,7 +6,7 @@ import sys
 import time
 
 sys.path.insert(0, "src")
-from pi import approx_pi  # noqa: E402
+from pi import approx_pi
 
 start = time.perf_counter()
 value = approx_pi()
