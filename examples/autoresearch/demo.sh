@@ -13,7 +13,7 @@ git init -q -b main
 git -c user.name=demo -c user.email=demo@example.invalid commit -q --allow-empty -m "empty"
 git add -A
 git -c user.name=demo -c user.email=demo@example.invalid commit -q -m "toy mission"
-RCS_CODEX_BIN="$here/fake_worker.py" "$rcs" autoresearch mission --max-iterations 10 || status=$?
+RCS_CODEX_BIN="$here/fake_worker.py" "$rcs" autoresearch --max-iterations 10 mission || status=$?
 echo
 echo "repository: $work/repo   (results: $(ls -d "$work"/repo.rcs-worktrees/*)/results.tsv)"
 exit "${status:-0}"
