@@ -7,6 +7,7 @@ point instead, R-AR-6).
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from collections.abc import Mapping
@@ -105,8 +106,9 @@ def dirty_paths(cwd: Path) -> list[str]:
     return paths
 
 
+@functools.lru_cache(maxsize=64)
 def git_path(cwd: Path, name: str) -> Path:
-    """Where git keeps ``name`` for this working tree (``info/exclude``, ``index.lock``, ...)."""
+    """Where git keeps ``name`` for this working tree (``info/exclude``, ``index.lock``, ...); it never moves."""
     out = run(cwd, "rev-parse", "--path-format=absolute", "--git-path", name).strip()
     return Path(out)
 
