@@ -122,3 +122,19 @@ def test_phase1_public_names() -> None:
     assert issubclass(errors.Phase1Error, ValueError)
     for cls in set(errors.ERROR_CLASSES.values()):
         assert issubclass(cls, ValueError) and f"── {cls.__name__} " in (phase1.__doc__ or ""), cls
+
+
+def test_autoresearch_public_names_and_exception_tree() -> None:
+    import runtime.autoresearch as autoresearch
+
+    assert sorted(autoresearch.__all__) == [
+        "AutoresearchError", "Candidate", "Evaluation", "EvaluatorResult", "GitError", "IterationLedger",
+        "LaneError", "LedgerEntry", "LockError", "Manifest", "Mission", "MissionError", "ResumeError", "Run",
+        "SchemaViolationError", "WorkerError", "launch", "load_mission", "resume", "supervise",
+    ]
+    base = autoresearch.AutoresearchError
+    assert base.__mro__[1] is RcsError
+    for leaf in (autoresearch.SchemaViolationError, autoresearch.MissionError, autoresearch.LockError,
+                 autoresearch.ResumeError, autoresearch.GitError, autoresearch.LaneError, autoresearch.WorkerError):
+        assert leaf.__bases__ == (base,) and leaf.__module__ == "generated.autoresearch.errors"
+        assert leaf.__name__ in (autoresearch.__doc__ or "")

@@ -1,0 +1,61 @@
+"""rcs autoresearch (autoresearch.md): the crash-safe keep/discard/reset supervisor.
+
+Launch, resume and supervise a run from Python as the command line does::
+
+    from runtime.autoresearch import launch, load_mission, supervise
+    run = launch(load_mission("mission"), codex_args=[], say=print)
+    status = supervise(run, max_iterations=5)      # a ManifestStatus value
+
+Errors (``generated.autoresearch.errors``)::
+
+    AutoresearchError
+    ├── SchemaViolationError   a state file, candidate, evaluator output or frontmatter breaks its schema
+    ├── MissionError           not in a git repository, mission.md/sandbox.md missing, bad frontmatter
+    ├── LockError              another run holds the repository's lock, or it is stale (R-AR-2)
+    ├── ResumeError            the run cannot be resumed as it stands; the message names the fix
+    ├── GitError               a git command failed
+    ├── LaneError              the run's lane or files could not be created or written
+    └── WorkerError            the worker binary cannot be started
+"""
+
+from generated.autoresearch.candidate_schema import Candidate
+from generated.autoresearch.errors import (
+    AutoresearchError,
+    GitError,
+    LaneError,
+    LockError,
+    MissionError,
+    ResumeError,
+    SchemaViolationError,
+    WorkerError,
+)
+from generated.autoresearch.evaluation_schema import Evaluation
+from generated.autoresearch.evaluator_result_schema import EvaluatorResult
+from generated.autoresearch.ledger_schema import IterationLedger, LedgerEntry
+from generated.autoresearch.manifest_schema import Manifest
+from runtime.autoresearch.mission import Mission
+from runtime.autoresearch.mission import load as load_mission
+from runtime.autoresearch.supervisor import Run, launch, resume, supervise
+
+__all__ = [
+    "AutoresearchError",
+    "Candidate",
+    "Evaluation",
+    "EvaluatorResult",
+    "GitError",
+    "IterationLedger",
+    "LaneError",
+    "LedgerEntry",
+    "LockError",
+    "Manifest",
+    "Mission",
+    "MissionError",
+    "ResumeError",
+    "Run",
+    "SchemaViolationError",
+    "WorkerError",
+    "launch",
+    "load_mission",
+    "resume",
+    "supervise",
+]
