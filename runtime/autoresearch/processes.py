@@ -114,11 +114,11 @@ def run_group(
         )
     pgid = process.pid
     signals.child_group = pgid
-    started(pgid)
-    if signals.received is not None:  # arrived before the group existed: forward it now
-        _signal_group(pgid, signals.received)
     timed_out = False
     try:
+        started(pgid)
+        if signals.received is not None:  # arrived before the group existed: forward it now
+            _signal_group(pgid, signals.received)
         if stdin is not None and process.stdin is not None:
             # A thread, so that a child that never reads cannot block us past its timeout.
             threading.Thread(target=_feed, args=(process.stdin, stdin.encode("utf-8")), daemon=True).start()
