@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -164,6 +163,15 @@ def score_step(score: float, mode: str = "ok", **extra: Any) -> dict[str, Any]:
     return {"write": {"score.txt": f"{score}\n", "mode.txt": f"{mode}\n"}, "commit": f"score {score}", **extra}
 
 
+def at_kept_and_clean(lab: Lab) -> None:
+    """R-AR-9: the run's worktree is on its branch, at the last kept commit, and clean."""
+    manifest = lab.manifest()
+    worktree = Path(manifest["worktree"])
+    assert git(worktree, "symbolic-ref", "HEAD").strip() == f"refs/heads/{manifest['branch']}"
+    assert git(worktree, "rev-parse", "HEAD").strip() == manifest["last_kept_commit"]
+    assert git(worktree, "status", "--porcelain", "--untracked-files=all").strip() == ""
+
+
 def pid_alive(pid: int) -> bool:
     """Whether a process exists (and is not a zombie)."""
     try:
@@ -174,4 +182,4 @@ def pid_alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
 
 
-__all__ = ["Lab", "git", "make_repo", "pid_alive", "score_step", "signal"]
+__all__ = ["Lab", "at_kept_and_clean", "git", "make_repo", "pid_alive", "score_step"]

@@ -6,19 +6,11 @@ import os
 import time
 from pathlib import Path
 
-from tests.autoresearch.conftest import Lab, git, make_repo, pid_alive, score_step
+from tests.autoresearch.conftest import Lab, at_kept_and_clean, git, make_repo, pid_alive, score_step
 
 
 def _last(lab: Lab) -> dict[str, object]:
     return lab.ledger()[-1]
-
-
-def _at_kept_and_clean(lab: Lab) -> None:
-    manifest = lab.manifest()
-    worktree = Path(manifest["worktree"])
-    assert git(worktree, "symbolic-ref", "HEAD").strip() == f"refs/heads/{manifest['branch']}"
-    assert git(worktree, "rev-parse", "HEAD").strip() == manifest["last_kept_commit"]
-    assert git(worktree, "status", "--porcelain", "--untracked-files=all").strip() == ""
 
 
 def test_worker_timeout_kills_its_group(tmp_path: Path) -> None:
@@ -41,7 +33,7 @@ def test_worker_nonzero_exit(lab: Lab) -> None:
     assert lab.ledger()[1]["decision"] == "error"
     assert lab.ledger()[1]["reason"] == "worker failed: worker exited with status 7"
     assert lab.ledger()[1]["worker_exit"] == 7
-    _at_kept_and_clean(lab)
+    at_kept_and_clean(lab)
 
 
 def test_missing_invalid_and_stale_candidates(lab: Lab) -> None:
@@ -86,7 +78,7 @@ def test_worker_detaches_head(lab: Lab) -> None:
     assert lab.rcs("--max-iterations", "1", "mission").returncode == 0
     entry = _last(lab)
     assert entry["decision"] == "error" and "not on the run branch" in entry["reason"]
-    _at_kept_and_clean(lab)
+    at_kept_and_clean(lab)
     assert git(lab.repo, "rev-parse", entry["discard_ref"]).strip() == entry["candidate_commit"]
 
 
@@ -95,7 +87,7 @@ def test_worker_leaves_uncommitted_edits_which_stay_reachable(lab: Lab) -> None:
     assert lab.rcs("--max-iterations", "1", "mission").returncode == 0
     entry = _last(lab)
     assert entry["decision"] == "error" and "uncommitted edits: notes.txt" in entry["reason"]
-    _at_kept_and_clean(lab)
+    at_kept_and_clean(lab)
     assert not (lab.worktree() / "notes.txt").exists()
     assert git(lab.repo, "show", f"{entry['discard_ref']}:notes.txt") == "half-done idea\n"
 
@@ -116,7 +108,7 @@ def test_leftover_index_lock(lab: Lab) -> None:
     done = lab.rcs("--max-iterations", "2", "mission")
     assert done.returncode == 0, done.stderr
     assert lab.decisions() == ["baseline", "discard", "keep"]
-    _at_kept_and_clean(lab)
+    at_kept_and_clean(lab)
 
 
 def test_evaluator_logging_on_stdout_is_an_error(lab: Lab) -> None:
@@ -156,7 +148,7 @@ def test_evaluator_droppings_removed_from_worktree_only(lab: Lab) -> None:
     assert lab.rcs("--max-iterations", "2", "mission").returncode == 0
     assert lab.decisions() == ["baseline", "keep", "discard"]
     worktree = lab.worktree()
-    _at_kept_and_clean(lab)
+    at_kept_and_clean(lab)
     assert not (worktree / "junk.txt").exists() and not (worktree / "build").exists()
     assert (worktree / "run.log").exists()  # an allowlisted runtime artifact survives
     assert (lab.repo / "junk.txt").read_text() == "the user's untracked file\n"

@@ -10,15 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.autoresearch.conftest import Lab, git, pid_alive, score_step
-
-
-def _at_kept_and_clean(lab: Lab) -> None:
-    manifest = lab.manifest()
-    worktree = Path(manifest["worktree"])
-    assert git(worktree, "symbolic-ref", "HEAD").strip() == f"refs/heads/{manifest['branch']}"
-    assert git(worktree, "rev-parse", "HEAD").strip() == manifest["last_kept_commit"]
-    assert git(worktree, "status", "--porcelain", "--untracked-files=all").strip() == ""
+from tests.autoresearch.conftest import Lab, at_kept_and_clean, git, pid_alive, score_step
 
 
 def test_resume_continues_from_last_kept_and_history(lab: Lab) -> None:
@@ -122,7 +114,7 @@ def test_sigint_sigterm_stop_cleanly_then_resume(lab: Lab, phase: str, signum: i
     assert entry["iteration"] == 1 and entry["decision"] == "interrupted"
     assert git(lab.repo, "rev-parse", entry["discard_ref"]).strip() != manifest["last_kept_commit"]
     assert not lab.lock().exists()  # never exit holding the lock
-    _at_kept_and_clean(lab)
+    at_kept_and_clean(lab)
     assert f"rcs autoresearch --resume {manifest['run_id']}" in out
     lab.set_plan({"2": score_step(4)})
     done = lab.rcs("--max-iterations", "1", "--resume", manifest["run_id"])
