@@ -17,11 +17,29 @@ time.perf_counter. Needs `rank-bm25` and `bm25s` in the venv (pip install rank-b
             from the whole vocabulary, so frequent, rare and unseen words mix). Per-query latency of
             rcs `retrieve(q, paper, 10)` (query string; it tokenises it itself) vs bm25s
             `retrieve([tokens], k=10)` and `get_scores(tokens)` + top-10 (argpartition), vs rank_bm25
-            `get_top_n(tokens, ids, 10)`, plus two rows that split rcs (tokens + Index.scores + sort,
-            and Index.scores alone). Every tool is warmed up on 20 queries, then the tools take turns
-            query by query; 3 timed passes over all queries (--quick: 1 pass over the first 200);
-            a query's latency is its median over passes. Reports the median and p95 over queries,
-            the ratios, and the medians by how many postings a query walks.
+            `get_top_n(tokens, ids, 10)`, plus two rows that split rcs (tokens + Index.top, and
+            Index.scores alone). 3 timed passes (--quick: 1 pass over the first 200 queries); in each
+            pass every tool runs over all timed queries in a block of its own, preceded by an untimed
+            warm-up on the first 20 queries and a gc.collect(), with the order of the blocks rotated
+            from pass to pass. Objects alive before the timing (paper, indexes, queries) are frozen
+            out of the collector (gc.freeze), so a collection that a tool's own allocations trigger
+            costs the same whoever triggers it; gc stays enabled. A query's latency is its median
+            over passes. Reports the median and p95 over queries, the ratios, and the medians by how
+            many postings a query walks.
+            Why blocks: an earlier version let the tools take turns query by query, in a fixed order.
+            That measured each tool's cache state left by its neighbours, not the tool: bm25s's
+            get_scores row ran right after bm25s's retrieve on the same query and its postings
+            (~25% faster than alone), rcs retrieve ran first of the rcs rows and shortly after
+            rank_bm25's 30 ms pure-Python pass over every document had evicted the caches (rcs took
+            0.41 ms interleaved against 0.23-0.29 ms alone). Blocks give every tool the same
+            conditions: its own data, warm, the same queries in the same order.
+            Also shown, with no bar: the same tools taking turns query by query in an order shuffled
+            (seeded) for every query, over at most the first 300 timed queries. There every tool
+            often runs just after another tool's work (rank_bm25's above all) has evicted its data
+            and code from the caches: a cold-cache view, which costs rcs more than bm25s.
+            Note: both bm25s paths pick their top 10 with np.argpartition over every chunk, which
+            numpy makes slow (~0.6 ms here) when most scores are equal zeros, i.e. for queries of
+            rare terms only; the table by postings walked shows those queries apart.
   (3) parity  for every query (all of them, also with --quick), bm25s (float64) scores of all chunks:
             (a) every rcs hit's score equals (k1 + 1) x bm25s's score of that chunk to 1e-9 relative
             (bm25s's "lucene" tf part omits the constant factor k1 + 1 = 2.2, as Lucene does; the
@@ -29,8 +47,8 @@ time.perf_counter. Needs `rank-bm25` and `bm25s` in the venv (pip install rank-b
             > 0, except that chunks tied (within 1e-9) with the 10th score may be swapped; (c) rcs's
             `scored_chunks` equals the number of chunks bm25s scores > 0.
   profile   with --profile, or whenever rcs's median is slower than bm25s's: cProfile of rcs
-            `retrieve` over the timed queries, split by part (postings loop, sort, pydantic models,
-            tokens) with the top functions by own time.
+            `retrieve` over the timed queries, split by part (Index.top, pydantic validation, tokens)
+            with the top functions by own time.
 
 Bars: parity violations == 0; rcs median query latency <= bm25s median query latency (the faster
 of bm25s's two float64 paths).
@@ -40,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import itertools
 import math
@@ -95,6 +114,7 @@ REL_TOL = 1e-9
 PAPER_ID = "bench-phase1"
 T = TypeVar("T")
 QUICK_TIMED_QUERIES = 200  # --quick checks parity on every query but times only the first 200
+SHUFFLED_QUERIES = 300  # the turn-taking measurement (no bar) times at most this many queries
 WARMUP_QUERIES = 20
 
 CONSONANTS = "bcdfghjklmnprstvz"
@@ -304,7 +324,7 @@ class Latency:
 
 
 def rcs_core(index: Index, paper: IngestedPaper, query: str) -> list[int]:
-    """What rcs's retrieve computes without building result models: tokens, scores, the tie-broken top-10."""
+    """What rcs's retrieve computes without building result models: tokens, the tie-broken top-10."""
     return [position for position, _ in index.top(tokens(query), TOP_K)[0]]
 
 
@@ -333,14 +353,11 @@ def profile_rcs(queries: list[str], paper: IngestedPaper) -> str:
         return float(sum(v[2] for (f, _, name), v in raw.items() if pred(f, name)))
 
     parts = [
-        ("Index.scores (postings loop, incl. dict.get)",
-         cum(lambda f, n: f.endswith("phase1/index.py") and n == "scores")),
-        ("sorted() of all scored chunks (incl. key lambda)",
-         cum(lambda f, n: n == "<built-in method builtins.sorted>")),
-        ("pydantic models (Hit, TermStat, trace, result)", own(lambda f, n: "pydantic" in f or "pydantic_core" in n)),
-        ("tokens() of the query (twice)", cum(lambda f, n: f.endswith("phase1/text.py") and n == "tokens")),
+        ("Index.top (scores, sample, top-k)", cum(lambda f, n: f.endswith("phase1/index.py") and n == "top")),
+        ("pydantic (one validation of the result)", own(lambda f, n: "pydantic" in f or "pydantic_core" in n)),
+        ("tokens() of the query", cum(lambda f, n: f.endswith("phase1/text.py") and n == "tokens")),
     ]
-    parts.append(("rest of retrieve (idf of terms, hit lists, ...)", max(total - sum(t for _, t in parts), 0.0)))
+    parts.append(("rest of retrieve (idf of terms, hit dicts, ...)", max(total - sum(t for _, t in parts), 0.0)))
     lines = [f"total {total:.3f}s under the profiler for {len(queries):,} calls "
              f"({total / len(queries) * 1e6:,.0f} µs per call; the profiler inflates Python calls)"]
     lines += table(["part", "seconds", "share"],
@@ -393,7 +410,7 @@ def bench() -> bool:
         raise BenchError("rcs's index lengths differ from tokens() of its chunks")
     formula = check_bm25s_formula(b64)
     n_chunks = len(chunks)
-    n_postings = sum(len(p) for p in index.postings.values())
+    n_postings = sum(len(positions) for positions, _ in index.postings.values())
 
     # (3) parity on every query (an untimed pass)
     position = {c.chunk_id: i for i, c in enumerate(chunks)}
@@ -405,7 +422,7 @@ def bench() -> bool:
         hits = [(position[h.chunk_id], h.score) for h in result.hits]
         check_parity(parity, q, hits, result.trace.scored_chunks, b64.get_scores(qt))
 
-    # (2) query latency on the first n_timed queries: every tool warmed up, then they take turns on each query
+    # (2) query latency on the first n_timed queries: each tool in a block of its own per pass (see the docstring)
     timed = list(zip(queries, query_tokens, strict=True))[:n_timed]
     touched = [sum(index.df(t) for t in qt) for _, qt in timed]  # postings walked per query
     tools: list[tuple[str, Callable[[str, list[str]], object]]] = [
@@ -414,21 +431,41 @@ def bench() -> bool:
         ("bm25s get_scores + top-10, float64", lambda q, qt: bm25s_top(b64, qt)),
         ("bm25s retrieve, float32 (default)", lambda q, qt: b32.retrieve([qt], k=TOP_K, show_progress=False)),
         ("rank_bm25 get_top_n (other idf)", lambda q, qt: okapi.get_top_n(qt, doc_ids, n=TOP_K)),
-        ("rcs core: tokens + Index.scores + sort", lambda q, qt: rcs_core(index, paper, q)),
+        ("rcs core: tokens + Index.top", lambda q, qt: rcs_core(index, paper, q)),
         ("rcs Index.scores alone (tokens given)", lambda q, qt: index.scores(qt)),
     ]
-    for _, fn in tools:
-        for q, qt in timed[:WARMUP_QUERIES]:
-            fn(q, qt)
     samples: list[list[list[float]]] = [[[] for _ in timed] for _ in tools]
     clock = time.perf_counter
-    for _ in range(n_passes):
-        for i, (q, qt) in enumerate(timed):
-            for t, (_, fn) in enumerate(tools):
-                started = clock()
-                fn(q, qt)
-                samples[t][i].append(clock() - started)
+    gc.collect()
+    gc.freeze()  # the paper, the indexes and the queries: no collection walks them, whoever triggers it
+    try:
+        for pass_no in range(n_passes):
+            for t in [(pass_no + j) % len(tools) for j in range(len(tools))]:  # rotated: no tool always goes first
+                fn = tools[t][1]
+                for q, qt in timed[:WARMUP_QUERIES]:
+                    fn(q, qt)
+                gc.collect()
+                for i, (q, qt) in enumerate(timed):
+                    started = clock()
+                    fn(q, qt)
+                    samples[t][i].append(clock() - started)
+        # turn-taking in a shuffled order (no bar): each tool follows each other tool equally often
+        shuffled = timed[:SHUFFLED_QUERIES]
+        turns: list[list[list[float]]] = [[[] for _ in shuffled] for _ in tools]
+        order_rng = random.Random(args.seed)
+        gc.collect()
+        for _ in range(n_passes):
+            for i, (q, qt) in enumerate(shuffled):
+                order = list(range(len(tools)))
+                order_rng.shuffle(order)
+                for t in order:
+                    started = clock()
+                    tools[t][1](q, qt)
+                    turns[t][i].append(clock() - started)
+    finally:
+        gc.unfreeze()
     latencies = [Latency(label, [statistics.median(s) for s in samples[t]]) for t, (label, _) in enumerate(tools)]
+    turn_lat = [Latency(label, [statistics.median(s) for s in turns[t]]) for t, (label, _) in enumerate(tools)]
     rcs_lat, bm_retrieve, bm_scores = latencies[0], latencies[1], latencies[2]
     bm_best = min((bm_retrieve, bm_scores), key=lambda lat: lat.median)
 
@@ -451,7 +488,7 @@ def bench() -> bool:
     print()
     n_tokens = [len(qt) for qt in query_tokens]
     print(f"(2) {len(queries):,} queries ({min(n_tokens)}-{max(n_tokens)} tokens, {parity.no_hits} with no hit), "
-          f"the first {n_timed:,} timed: {n_passes} pass(es) after a warm-up, the tools taking turns on each query;")
+          f"the first {n_timed:,} timed: {n_passes} pass(es), each tool in a block of its own after a warm-up;")
     print("    a query's latency = its median over passes; the table shows the median and p95 over queries")
     rows = []
     for lat in latencies:
@@ -461,8 +498,13 @@ def bench() -> bool:
     core, only_scores = latencies[5].per_query, latencies[6].per_query
     sort_part = statistics.median(c - s for c, s in zip(core, only_scores, strict=True))
     print(f"    rcs split (no profiler): Index.scores {us(latencies[6].median)}, core - Index.scores "
-          f"(query tokens + sorting every scored chunk) {us(sort_part)}, retrieve - core (result models) "
+          f"(query tokens + top-k selection) {us(sort_part)}, retrieve - core (result models) "
           f"{us(statistics.median(r - c for r, c in zip(rcs_lat.per_query, core, strict=True)))} (medians)")
+    turn_best = min(turn_lat[1:3], key=lambda lat: lat.median)
+    print(f"    turn-taking in a shuffled order over {len(shuffled):,} queries (cold caches; no bar): "
+          + ", ".join(f"{name} {us(lat.median)}" for name, lat in
+                      zip(("rcs retrieve", "bm25s retrieve", "bm25s get_scores + top-10"), turn_lat, strict=False))
+          + f"; rcs / {turn_best.label}: {turn_lat[0].median / turn_best.median:.2f}x")
     print()
     print("    median latency by postings walked (sum over the query tokens of their document frequency)")
     buckets = [(0, 0, "0 (no term in the paper)"), (1, 99, "1-99"), (100, 999, "100-999"),

@@ -10,7 +10,7 @@ from generated.phase1.config import BM25_B, BM25_K1, DEFAULT_TOP_K, MODES, NOT_S
 from generated.phase1.grounded_summary_schema import Bullet, GroundedSummary
 from generated.phase1.ingested_paper_schema import Chunk
 from generated.phase1.pipeline_result_schema import PipelineResult
-from generated.phase1.retrieval_result_schema import Hit, RetrievalResult, RetrievalTrace, TermStat
+from generated.phase1.retrieval_result_schema import RetrievalResult
 from runtime.phase1.chunks import chunk_sections, section_pairs
 from runtime.phase1.index import Index
 from runtime.phase1.text import sentences, tokens
@@ -24,7 +24,12 @@ class IngestedPaper(ingested_models.IngestedPaper):
     @property
     def index(self) -> Index:
         """The inverted index over the chunks, in chunk order."""
-        return self._index
+        # From pydantic's private-value store directly: `self._index` first fails the normal attribute
+        # lookup (an AttributeError raised and caught) before pydantic's __getattr__ looks there, ~6 µs
+        # a call, as much as a one-term query's whole top-k. A paper never indexed still gets
+        # pydantic's own AttributeError.
+        index: Index | None = (self.__pydantic_private__ or {}).get("_index")
+        return index if index is not None else self._index
 
 
 def ingest_document(paper_id: str, sections: object) -> IngestedPaper:
@@ -58,21 +63,29 @@ def retrieve(query: str, ingested_paper: IngestedPaper, top_k: int) -> Retrieval
     index = ingested_paper.index
     chunks = ingested_paper.chunks  # in section order, then chunk order: position order is the tie-break
     best, scored = index.top(query_tokens, k)
-    hits = [
-        Hit(rank=rank, chunk_id=chunks[p].chunk_id, section=chunks[p].section, score=score)
-        for rank, (p, score) in enumerate(best, 1)
-    ]
-    terms = [TermStat(term=t, df=index.df(t), idf=index.idf(t)) for t in dict.fromkeys(query_tokens)]
-    trace = RetrievalTrace(
-        query_tokens=query_tokens,
-        terms=terms,
-        chunk_count=len(chunks),
-        avg_chunk_length=index.avg_length,
-        k1=BM25_K1,
-        b=BM25_B,
-        scored_chunks=scored,
+    # The whole result is validated in one call from plain data: the same frozen models, field values
+    # and fields-set as building each Hit, TermStat and the trace on its own, without a Python-level
+    # __init__ per model (~20 µs less per top-10 query on the bench paper).
+    return RetrievalResult.model_validate(
+        {
+            "paper_id": ingested_paper.paper_id,
+            "query": query,
+            "top_k": k,
+            "hits": [
+                {"rank": rank, "chunk_id": chunks[p].chunk_id, "section": chunks[p].section, "score": score}
+                for rank, (p, score) in enumerate(best, 1)
+            ],
+            "trace": {
+                "query_tokens": query_tokens,
+                "terms": [{"term": t, "df": index.df(t), "idf": index.idf(t)} for t in dict.fromkeys(query_tokens)],
+                "chunk_count": len(chunks),
+                "avg_chunk_length": index.avg_length,
+                "k1": BM25_K1,
+                "b": BM25_B,
+                "scored_chunks": scored,
+            },
+        }
     )
-    return RetrievalResult(paper_id=ingested_paper.paper_id, query=query, top_k=k, hits=hits, trace=trace)
 
 
 def _best_sentence(text: str, query_tokens: set[str]) -> str:
