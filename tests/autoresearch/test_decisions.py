@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.autoresearch.conftest import Lab, git, make_repo, score_step
+from tests.conftest import run_rcs
 
 
 def test_keep_discard_reset_and_results(lab: Lab) -> None:
@@ -37,6 +38,12 @@ def test_keep_discard_reset_and_results(lab: Lab) -> None:
     assert '"iteration": 4' in latest and '"score": 9.0' in latest
     assert "iteration 4: keep score=9 kept=9" in done.stdout
     assert "run " in done.stdout and "paused" in done.stdout and "--resume" in done.stdout
+    # The state files are artifacts like any other: rcs validate checks them against the same schemas.
+    run_dir = lab.only_run()
+    for kind, name in [("manifest", "manifest.json"), ("ledger", "iteration-ledger.json"),
+                       ("evaluation", "latest-evaluator-result.json")]:
+        checked = run_rcs(["validate", "--kind", f"autoresearch/{kind}", str(run_dir / name)])
+        assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_fail_crash_and_unscored_are_discarded(lab: Lab) -> None:
