@@ -169,12 +169,15 @@ def _validate(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rcs`` console script."""
-    args = _parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else argv
     try:
-        if args.command == "codegen":
-            from codegen.cli import run
+        if arguments[:1] == ["codegen"]:
+            # The compiler must run even when generated/ is stale or broken (a removed constant, a bad
+            # hand edit): it is what repairs it, so it is reached without importing generated/.
+            from codegen.cli import main as codegen_main
 
-            return run(args.root, args.check, args.quiet)
+            return codegen_main(arguments[1:])
+        args = _parser().parse_args(arguments)
         if args.command == "phase1":
             from runtime.phase1.command import main as phase1_main
 

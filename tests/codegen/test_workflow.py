@@ -174,3 +174,15 @@ def test_cli_messages_come_from_messages_yaml(edited: Path) -> None:
     result = run_rcs(["validate", "--kind", "literature_map", str(path)], project=edited)
     assert result.returncode == 0
     assert result.stdout.strip() == "checked 1 file(s): 1 valid, 0 invalid, 0 violation(s)"
+
+
+def test_rcs_codegen_repairs_a_generated_module_that_no_longer_imports(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "project")
+    broken = project / "generated/autoresearch/config.py"
+    original = broken.read_text()
+    broken.write_text(original + "raise ImportError('hand-broken')\n")
+    assert run_rcs(["validate", "--help"], project=project).returncode != 0  # the rest of rcs cannot start
+    check = run_rcs(["codegen", "--check"], project=project)
+    assert check.returncode == 1 and "stale" in check.stdout + check.stderr
+    assert run_rcs(["codegen"], project=project).returncode == 0
+    assert broken.read_text() == original
