@@ -9,10 +9,11 @@ from typing import TextIO
 
 from generated._support import RcsError, format_location
 from generated.cli import messages as M
+from generated.phase1.config import MODES
 from generated.phase1.paper_schema import Paper
 from runtime import kinds, validation
 from runtime.cli import EXIT_OK, EXIT_USAGE
-from runtime.phase1.pipeline import run_phase1_pipeline
+from runtime.phase1.pipeline import ingest_document, summarise_ingested
 
 PAPER_KIND = "phase1/paper"
 
@@ -37,14 +38,15 @@ def run(path: str, query: str, top_k: int, output: str, out: TextIO, err: TextIO
         return EXIT_USAGE
     sections = [(s.label, s.text) for s in paper.sections]
     try:
-        result = run_phase1_pipeline(paper.paper_id, sections, query, top_k=top_k)
+        ingested = ingest_document(paper.paper_id, sections)
+        result = summarise_ingested(ingested, query, MODES[0], top_k)
     except RcsError as exc:  # the contract's ValueErrors: empty paper or query, top_k, labels
         print(M.phase1_prefix(problem=str(exc)), file=err)
         return EXIT_USAGE
     if output == "json":
         out.write(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
-    section_of = dict(_sections(paper.paper_id, sections))
+    section_of = {c.chunk_id: c.section for c in ingested.chunks}
     lines = [
         M.phase1_header(
             paper_id=result.paper_id,
@@ -59,12 +61,6 @@ def run(path: str, query: str, top_k: int, output: str, out: TextIO, err: TextIO
         lines.append(f"- {bullet.text}" + (f"  [{cited}]" if cited else ""))
     out.write("\n".join(lines) + "\n")
     return EXIT_OK
-
-
-def _sections(paper_id: str, sections: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    from runtime.phase1.pipeline import ingest_document
-
-    return [(c.chunk_id, c.section) for c in ingest_document(paper_id, sections).chunks]
 
 
 def main(path: str, query: str, top_k: int, output: str) -> int:

@@ -154,7 +154,13 @@ def run_phase1_pipeline(
     """Ingest, retrieve, summarise, check the invariants (fail closed), and report."""
     if mode not in MODES:
         raise E.bad_mode(mode=str(mode), allowed=", ".join(MODES))
-    paper = ingest_document(paper_id, sections)
+    return summarise_ingested(ingest_document(paper_id, sections), query, mode, top_k)
+
+
+def summarise_ingested(paper: IngestedPaper, query: str, mode: str, top_k: int) -> PipelineResult:
+    """The pipeline after ingestion, for a caller that keeps the ingested paper (the CLI maps chunks to sections)."""
+    if mode not in MODES:
+        raise E.bad_mode(mode=str(mode), allowed=", ".join(MODES))
     result = retrieve(query, paper, top_k)
     summary = generate_summary(paper, result, mode)
     check_invariants(paper, summary)
