@@ -7,6 +7,7 @@ the run stopped by its rules (abort, the noop limit, --max-iterations), 1 when i
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,21 +38,35 @@ def run(
     err: TextIO,
 ) -> int:
     """Launch or resume, then supervise until the run stops."""
+    from runtime.autoresearch import git, supervisor
     from runtime.autoresearch import mission as missions
-    from runtime.autoresearch import supervisor
+    from runtime.autoresearch.processes import Interrupted, Signals
 
     def say(line: str) -> None:
         print(line, file=out, flush=True)
 
+    # Installed for the rest of the process: from here on a signal never kills rcs holding the lock.
+    # During launch/resume the first one raises Interrupted, so a half-made lane is removed (R-AR-2).
+    signals = Signals(raising=True)
+    signals.install()
+    active: supervisor.Run | None = None
     try:
         if resume_id is not None:
-            repo = supervisor.main_root(Path.cwd())
+            repo = git.main_root(Path.cwd())
             if repo is None:
                 raise E.not_in_git_repo(path=str(Path.cwd()))
-            active = supervisor.resume(repo, resume_id, codex_args, say)
+            active = supervisor.resume(repo, resume_id, codex_args, say, signals)
         else:
             assert mission_dir is not None
-            active = supervisor.launch(missions.load(mission_dir), codex_args, say)
+            active = supervisor.launch(missions.load(mission_dir), codex_args, say, signals)
+        signals.raising = False
+    except Interrupted as exc:
+        signals.raising = False
+        if active is not None:  # made, then interrupted before its loop: leave it resumable
+            active.interrupted()
+            active.held.release()
+            print(M.resume_hint(run_id=active.manifest.run_id), file=err)
+        return 128 + exc.signum
     except OSError as exc:
         print(M.prefix(problem=str(E.io_failed(detail=str(exc)))), file=err)
         return EXIT_USAGE
@@ -69,6 +84,16 @@ def run(
 
 def main(args: Sequence[str], resume_id: str | None, max_iterations: int | None) -> int:
     """Entry point used by ``runtime.cli``: ``args`` is the mission dir (unless resuming) and the codex args."""
+    try:
+        return _main(args, resume_id, max_iterations)
+    finally:
+        # The run is settled and the lock released; Python restores the default handlers while it
+        # shuts down, and a signal then would turn our exit status into "killed". Ignore them now.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _main(args: Sequence[str], resume_id: str | None, max_iterations: int | None) -> int:
     rest = list(args)
     if rest and rest[0] == "--":
         rest = rest[1:]

@@ -27,7 +27,8 @@ def run(
         ["git", "-C", str(cwd), *args],
         input=stdin,
         capture_output=True,
-        text=True,
+        encoding="utf-8",
+        errors="surrogateescape",
         env=full_env,
         process_group=0,
         check=False,
@@ -89,9 +90,13 @@ def is_ancestor(cwd: Path, ancestor: str, descendant: str) -> bool:
     return ok(cwd, "merge-base", "--is-ancestor", ancestor, descendant)
 
 
-def dirty_paths(cwd: Path) -> list[str]:
-    """Paths ``git status`` reports (untracked included, ignored and excluded files not)."""
-    out = run(cwd, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
+def dirty_paths(cwd: Path, under: str = ".") -> list[str]:
+    """Paths ``git status`` reports below ``under`` (untracked included, ignored and excluded files not).
+
+    Names git prints as bytes that are not UTF-8 come back surrogate-escaped, so they still work as
+    paths; ``shown`` makes them printable.
+    """
+    out = run(cwd, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none", "--", under)
     paths: list[str] = []
     fields = out.split("\0")
     index = 0
@@ -106,6 +111,11 @@ def dirty_paths(cwd: Path) -> list[str]:
     return paths
 
 
+def shown(path: str) -> str:
+    """A path as it can be printed and stored in JSON (undecodable bytes become U+FFFD)."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 @functools.lru_cache(maxsize=64)
 def git_path(cwd: Path, name: str) -> Path:
     """Where git keeps ``name`` for this working tree (``info/exclude``, ``index.lock``, ...); it never moves."""
@@ -117,3 +127,16 @@ def changed_paths(cwd: Path, base: str, rev: str, under: str) -> list[str]:
     """Paths below ``under`` that differ between two commits."""
     out = run(cwd, "diff", "--name-only", "-z", base, rev, "--", under)
     return [p for p in out.split("\0") if p]
+
+
+def main_root(path: Path) -> Path | None:
+    """The main working tree of the repository containing ``path`` (also from a linked worktree).
+
+    Repository-wide state (the lock, the run logs, the lanes) lives beside it, so every worktree of
+    one repository shares one lock.
+    """
+    top = toplevel(path)
+    if top is None:
+        return None
+    common = Path(run(top, "rev-parse", "--path-format=absolute", "--git-common-dir").strip())
+    return common.parent if common.name == ".git" else top

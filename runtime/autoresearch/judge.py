@@ -46,6 +46,8 @@ def read_candidate(path: Path) -> tuple[Candidate | None, str]:
         return None, f"{path.name} was not written"
     except OSError as exc:
         return None, f"{path.name}: {exc.strerror or exc}"
+    except RecursionError:
+        return None, f"{path.name}: nested too deeply"
     except RcsError as exc:
         where = f" at {'/'.join(map(str, exc.location))}" if exc.location else ""
         return None, f"{path.name}: {exc}{where}"
@@ -71,7 +73,7 @@ def inspect(worker: Outcome, candidate_path: Path, worktree: Path, branch: str, 
         return Verdict(CO.NOOP, "", candidate)
     if candidate.status == "interrupted":
         if dirty:
-            return Verdict(CO.INTERRUPTED_DIRTY, f"uncommitted: {', '.join(dirty[:5])}", candidate)
+            return Verdict(CO.INTERRUPTED_DIRTY, f"uncommitted: {_names(dirty)}", candidate)
         return Verdict(CO.INTERRUPTED_CLEAN, "", candidate)
     return _integrity(candidate, worktree, branch, kept, mission_dir, dirty)
 
@@ -97,11 +99,15 @@ def _integrity(
     if not git.is_ancestor(worktree, kept, commit):
         return failed(f"candidate_commit {commit} does not descend from the last kept commit")
     if dirty:
-        return failed(f"uncommitted edits: {', '.join(dirty[:5])}")
+        return failed(f"uncommitted edits: {_names(dirty)}")
     touched = git.changed_paths(worktree, kept, commit, mission_dir) if mission_dir != "." else []
     if touched:
-        return failed(f"the candidate edits the mission directory: {', '.join(touched[:5])}")
+        return failed(f"the candidate edits the mission directory: {_names(touched)}")
     return Verdict(CO.CANDIDATE, "", candidate)
+
+
+def _names(paths: list[str]) -> str:
+    return ", ".join(git.shown(p) for p in paths[:5]) + (", ..." if len(paths) > 5 else "")
 
 
 def parse_stdout(data: bytes) -> tuple[EvaluatorResult | None, str | None]:
@@ -109,8 +115,8 @@ def parse_stdout(data: bytes) -> tuple[EvaluatorResult | None, str | None]:
     try:
         text = data.decode("utf-8").strip()
         value = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as exc:
-        return None, f"stdout is not exactly one JSON object ({exc})"
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return None, f"stdout is not exactly one JSON object ({type(exc).__name__}: {exc})"
     if not isinstance(value, dict):
         return None, f"stdout is JSON but not an object ({type(value).__name__})"
     try:

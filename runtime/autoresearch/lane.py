@@ -82,7 +82,13 @@ def _snapshot(worktree: Path, head: str, message: str) -> str:
         if index.exists():
             shutil.copyfile(index, temp_index)  # a copy, so only changed files are hashed again
         env = {"GIT_INDEX_FILE": str(temp_index)}
-        git.run(worktree, "add", "--all", "--", ".", env=env)
+        try:
+            git.run(worktree, "add", "--all", "--", ".", env=env)
+        except RcsError:
+            # Something git will not add (an embedded repository with no commit, say): keep what it
+            # will, path by path, rather than lose everything.
+            for rel in git.dirty_paths(worktree):
+                git.run(worktree, "add", "--all", "--", rel, env=env, check=False)
         tree = git.run(worktree, "write-tree", env=env).strip()
     identity = {
         "GIT_AUTHOR_NAME": C.SNAPSHOT_NAME,
@@ -119,12 +125,24 @@ def _rmtree(path: Path) -> None:
     shutil.rmtree(path, onerror=_make_writable)
 
 
+def _clean_args() -> list[str]:
+    # -x: ignored build output of a discarded candidate must not reach the next one; -e keeps the
+    # runtime artifacts, the one allowlist (R-AR-9).
+    return ["clean", "-ffdxq", *(arg for p in exclude_patterns() for arg in ("-e", p))]
+
+
 def reset(worktree: Path, branch: str, kept: str) -> None:
-    """Put the worktree on its branch at ``kept``, clean apart from ignored and excluded files."""
+    """Put the worktree on its branch at ``kept``, clean apart from the runtime artifacts (submodules too)."""
     clear_index_lock(worktree)
     git.run(worktree, "checkout", "--quiet", "--force", "-B", branch, kept)
+    if (worktree / ".gitmodules").exists():
+        # --no-fetch: never reach the network; only submodules that are already checked out.
+        git.run(worktree, "submodule", "--quiet", "update", "--recursive", "--force", "--checkout", "--no-fetch",
+                check=False)
+        git.run(worktree, "submodule", "--quiet", "foreach", "--recursive", "git reset -q --hard && git clean -ffdxq",
+                check=False)
     try:
-        git.run(worktree, "clean", "-ffdq")
+        git.run(worktree, *_clean_args())
     except RcsError:
         for rel in git.dirty_paths(worktree):
             target = worktree / rel
@@ -136,7 +154,7 @@ def reset(worktree: Path, branch: str, kept: str) -> None:
                 _rmtree(target)
             else:
                 target.unlink(missing_ok=True)
-        git.run(worktree, "clean", "-ffdq")
+        git.run(worktree, *_clean_args())
 
 
 def at_kept(worktree: Path, branch: str, kept: str) -> bool:

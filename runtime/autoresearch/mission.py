@@ -30,7 +30,8 @@ _FENCE = "---"
 class Mission:
     """Everything a launch needs from the mission directory."""
 
-    repo: Path
+    repo: Path  # the main working tree: the lock, the run logs and the lanes live beside it
+    checkout: Path  # the working tree holding the mission (the main one, or a linked worktree)
     directory: Path
     slug: str
     mission_text: str
@@ -41,7 +42,7 @@ class Mission:
     @property
     def relative_dir(self) -> str:
         """The mission directory relative to the repository root (``.`` for the root itself)."""
-        return self.directory.relative_to(self.repo).as_posix() or "."
+        return self.directory.relative_to(self.checkout).as_posix() or "."
 
 
 def slug(name: str) -> str:
@@ -79,11 +80,12 @@ def load(path: str) -> Mission:
     directory = Path(path).resolve()
     if not directory.is_dir():
         raise E.no_mission_dir(path=path)
-    repo = git.toplevel(directory)
-    if repo is None:
+    checkout = git.toplevel(directory)
+    repo = git.main_root(directory)
+    if checkout is None or repo is None:
         raise E.not_in_git_repo(path=path)
-    if git.commit_of(repo, "HEAD") is None:
-        raise E.no_commits(repo=str(repo))
+    if git.commit_of(checkout, "HEAD") is None:
+        raise E.no_commits(repo=str(checkout))
     texts: dict[str, str] = {}
     for name in (C.MISSION_FILE, C.SANDBOX_FILE):
         file = directory / name
@@ -111,8 +113,17 @@ def load(path: str) -> Mission:
             "sandbox_sha256": hashlib.sha256(texts[C.SANDBOX_FILE].encode("utf-8")).hexdigest(),
         },
     )
+    # The lane starts from HEAD: a mission that is not committed as it stands would not be the one run.
+    relative = directory.relative_to(checkout).as_posix() or "."
+    pending = git.dirty_paths(checkout, relative)
+    if pending:
+        raise E.mission_not_committed(path=path, paths=", ".join(git.shown(p) for p in pending[:5]))
+    tracked = git.run(checkout, "ls-tree", "--name-only", "HEAD", "--", *C.RUNTIME_ARTIFACTS).split()
+    if tracked:
+        raise E.runtime_artifact_tracked(repo=str(checkout), paths=", ".join(tracked))
     return Mission(
         repo=repo,
+        checkout=checkout,
         directory=directory,
         slug=slug(directory.name if directory != repo else repo.name),
         mission_text=texts[C.MISSION_FILE],

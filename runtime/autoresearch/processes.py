@@ -20,13 +20,32 @@ from types import FrameType
 from typing import IO
 
 
+class Interrupted(BaseException):
+    """Raised by the first SIGINT/SIGTERM while ``Signals.raising`` is set (launch and resume, R-AR-2)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 @dataclass
 class Signals:
-    """Records SIGINT/SIGTERM for the supervisor to act on at a safe point, forwarding them to the child."""
+    """Records SIGINT/SIGTERM for the supervisor to act on at a safe point, forwarding them to the child.
+
+    While ``raising`` is set (a launch or resume in progress), the first signal raises ``Interrupted``
+    instead, so the half-made lane is removed; every later signal is only recorded, so cleanup and
+    shutdown are never cut short by an impatient operator.
+    """
 
     received: int | None = None
     child_group: int | None = None
+    raising: bool = False
     _previous: dict[int, object] = field(default_factory=dict)
+
+    @property
+    def installed(self) -> bool:
+        """Whether the handlers are in place."""
+        return bool(self._previous)
 
     def install(self) -> None:
         """Handle SIGINT and SIGTERM until ``restore``."""
@@ -41,6 +60,9 @@ class Signals:
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.received = self.received or signum
+        if self.raising:
+            self.raising = False
+            raise Interrupted(signum)
         if self.child_group is not None:
             _signal_group(self.child_group, signum)
 

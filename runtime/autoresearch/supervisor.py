@@ -44,15 +44,6 @@ def logs_root(repo: Path) -> Path:
     return repo / C.LOGS_DIR
 
 
-def main_root(path: Path) -> Path | None:
-    """The main working tree of the repository containing ``path`` (also from inside a linked worktree)."""
-    top = git.toplevel(path)
-    if top is None:
-        return None
-    common = Path(git.run(top, "rev-parse", "--path-format=absolute", "--git-common-dir").strip())
-    return common.parent if common.name == ".git" else top
-
-
 @dataclass
 class Run:
     """A run this process supervises: its manifest, ledger and the lock it holds."""
@@ -239,9 +230,17 @@ class Run:
     def prepare(self) -> None:
         """Before a worker session: at the last kept commit, clean, no leftover candidate (R-AR-4, R-AR-9)."""
         lane.clear_index_lock(self.worktree)
+        lane.write_excludes(self.worktree)  # the last session may have rewritten the exclude file
+        self.settle()
+        if self.candidate_path.is_dir() and not self.candidate_path.is_symlink():
+            shutil.rmtree(self.candidate_path)
+        else:
+            self.candidate_path.unlink(missing_ok=True)
+
+    def settle(self) -> None:
+        """Reset to the last kept commit unless the worktree already is there and clean."""
         if not lane.at_kept(self.worktree, self.manifest.branch, self.manifest.last_kept_commit):
             lane.reset(self.worktree, self.manifest.branch, self.manifest.last_kept_commit)
-        self.candidate_path.unlink(missing_ok=True)
 
     def iterate(self, iteration: int) -> tuple[C.Rule, str]:
         """One worker session, judged, decided and recorded; returns the rule that decided it."""
@@ -266,6 +265,7 @@ class Run:
             self._started(iteration, "worker"),
         )
         lane.clear_index_lock(self.worktree)  # the worker's group is dead: a lock left now is stale
+        lane.write_excludes(self.worktree)  # a rewritten exclude file must not make results.tsv "dirty"
         kept, kept_score = self.manifest.last_kept_commit, self.manifest.last_kept_score
         policy = self.manifest.evaluator.keep_policy
         evaluation: Evaluation | None = None
@@ -301,6 +301,11 @@ class Run:
             kept, kept_score = commit, judge.score_of(evaluation)
         if rule.reset:
             ref = self.restore(iteration, rule.decision)
+        elif rule.decision == "keep" and not lane.at_kept(self.worktree, self.manifest.branch, kept):
+            # The kept commit as committed: the evaluator's droppings or a HEAD it moved go (R-AR-9),
+            # so a pause right here leaves a worktree that resume accepts. Ignored build output of
+            # the kept commit stays (a cache the next session may use); a discard removes it.
+            lane.reset(self.worktree, self.manifest.branch, kept)
         reason = rule.reason + (f": {verdict.detail}" if verdict.detail else "")
         if evaluation_outcome is not None and evaluation is not None and evaluation.error:
             reason += f": {evaluation.error}"
@@ -328,6 +333,8 @@ class Run:
     def loop(self, max_iterations: int | None) -> str:
         """Iterate until a rule, the noop limit, --max-iterations or a signal stops the run; returns the status."""
         done = 0
+        if self.signals.received is not None:
+            return self.interrupted()
         if self.manifest.iterations_done < 0 and not self.baseline():
             return self.interrupted()
         while True:
@@ -380,7 +387,7 @@ def _taken(repo: Path, run_id: str, branch: str, worktree: Path) -> bool:
     )
 
 
-def launch(mission: Mission, codex_args: Sequence[str], say: Print) -> Run:
+def launch(mission: Mission, codex_args: Sequence[str], say: Print, signals: Signals | None = None) -> Run:
     """Create a fresh run-tagged lane under the lock; a failure removes everything it created (R-AR-2)."""
     argv = worker.argv(codex_args)  # fail on a missing worker before anything exists
     moment = now()
@@ -400,7 +407,7 @@ def launch(mission: Mission, codex_args: Sequence[str], say: Print) -> Run:
     run_dir = logs_root(mission.repo) / run_id
     try:
         run_dir.mkdir(parents=True)
-        start = git.head(mission.repo)
+        start = git.head(mission.checkout)
         lane.create(mission.repo, branch, worktree, start)
         lane.write_excludes(worktree)
         files.write_text(run_dir / C.MISSION_FILE, mission.mission_text)
@@ -433,7 +440,9 @@ def launch(mission: Mission, codex_args: Sequence[str], say: Print) -> Run:
                 "updated_at": stamp,
             },
         )
-        run = Run(manifest, [], held, say, mission_text=mission.mission_text, sandbox_text=mission.sandbox_text)
+        run = Run(
+            manifest, [], held, say, signals or Signals(), mission.mission_text, mission.sandbox_text
+        )
         files.write_model(run_dir / C.LEDGER_FILE, files.build(IterationLedger, {"run_id": run_id, "entries": []}))
         run.write_results()
         hidden = git.dirty_paths(worktree)
@@ -465,7 +474,9 @@ def load(repo: Path, run_id: str) -> tuple[Manifest, list[LedgerEntry]]:
     return manifest, entries
 
 
-def resume(repo: Path, run_id: str, codex_args: Sequence[str], say: Print) -> Run:
+def resume(
+    repo: Path, run_id: str, codex_args: Sequence[str], say: Print, signals: Signals | None = None
+) -> Run:
     """Reload a run and put its worktree at the last kept commit; refuses with the fix in each bad case."""
     manifest, entries = load(repo, run_id)
     if manifest.status in C.TERMINAL_STATUSES:
@@ -484,6 +495,7 @@ def resume(repo: Path, run_id: str, codex_args: Sequence[str], say: Print) -> Ru
             entries,
             held,
             say,
+            signals or Signals(),
             mission_text=(run_dir / C.MISSION_FILE).read_text(encoding="utf-8"),
             sandbox_text=(run_dir / C.SANDBOX_FILE).read_text(encoding="utf-8"),
         )
@@ -568,15 +580,23 @@ def finish(run: Run, status: str) -> None:
 
 
 def supervise(run: Run, max_iterations: int | None) -> str:
-    """Run the loop with signal handling; never exit holding the lock (R-AR-6)."""
-    run.signals.install()
+    """Run the loop with signal handling; never exit holding the lock (R-AR-6).
+
+    Handlers installed by the caller stay installed (the command keeps them until the process
+    exits, so a late signal can never kill it holding the lock); otherwise they are installed here
+    and restored only after the lock is released.
+    """
+    own = not run.signals.installed
+    if own:
+        run.signals.install()
     try:
         try:
             status = run.loop(max_iterations)
         except BaseException:
             run.held.release()  # the manifest keeps its in_progress marker: resume recovers the iteration
             raise
+        finish(run, status)
     finally:
-        run.signals.restore()
-    finish(run, status)
+        if own:
+            run.signals.restore()
     return status
