@@ -138,9 +138,9 @@ def evaluate(
 ) -> Evaluation:
     """Run the evaluator once in the worktree (its own group, its own timeout) and record what it said."""
     commit = git.head(worktree)
-    stdout, stderr = logs / "evaluator.stdout", logs / "evaluator.stderr"
+    stdout, stderr = logs / C.EVALUATOR_STDOUT, logs / C.EVALUATOR_STDERR
     outcome = run_group(
-        ["/bin/sh", "-c", command],
+        [*C.EVALUATOR_SHELL, command],
         worktree,
         dict(os.environ),
         None,

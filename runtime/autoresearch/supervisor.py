@@ -78,7 +78,7 @@ class Run:
 
     def iteration_dir(self, iteration: int) -> Path:
         """Logs of one iteration (instructions, worker and evaluator output)."""
-        return self.run_dir / "iterations" / f"{iteration:04d}"
+        return self.run_dir / C.ITERATION_DIR.format(iteration=iteration)
 
     # --- state files -----------------------------------------------------------------------------
 
@@ -251,14 +251,14 @@ class Run:
         instructions = worker.snapshot(
             self.manifest, iteration, self.entries, self.candidate_path, self.mission_text, self.sandbox_text
         )
-        files.write_text(logs / "instructions.md", instructions)
+        files.write_text(logs / C.INSTRUCTIONS_FILE, instructions)
         outcome = run_group(
             self.manifest.codex_argv,
             self.worktree,
             worker.environment(self.manifest, iteration, self.candidate_path),
             instructions,
-            logs / "worker.stdout",
-            logs / "worker.stderr",
+            logs / C.WORKER_STDOUT,
+            logs / C.WORKER_STDERR,
             self.manifest.worker_timeout_seconds,
             C.KILL_GRACE_SECONDS,
             self.signals,
