@@ -1,14 +1,10 @@
 """Lint: everything that must hold before rendering, reported as ``file:line: message``.
 
-Checks, in order, per file:
-
-* artifact and table schemas: declared 2020-12, carry an ``$id``, pass the 2020-12 metaschema,
-  every ``$ref`` resolves; every object schema says ``additionalProperties`` (``false`` when it
-  lists ``properties``; a schema or ``true`` for maps); no ``\\d \\w \\s`` in patterns (their
-  meaning differs between regex dialects); top-level artifact schemas have a ``title`` (the model's
-  class name) and allow an optional ``$schema`` string (R-GEN-4);
+* schema files (artifact, table and the project's resources): ``codegen/schema_lint.py``,
+  correctness rules always, house-style rules unless ``[tool.rcs] house-style = false``;
 * rule tables: valid against their table schema (R-GEN-2); every code/name listed once; every error
-  class a code names exists; every template placeholder is a field the error carries.
+  class a code names exists; every template placeholder is a field the error carries;
+* names: domains, schemas and tables become Python modules and kind names.
 """
 
 from __future__ import annotations
@@ -21,124 +17,22 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
-from referencing.exceptions import NoSuchResource, Unresolvable
+from referencing.exceptions import NoSuchResource
 from referencing.jsonschema import DRAFT202012
 
+from codegen import schema_lint
 from codegen.diagnostics import Diagnostic
 from codegen.positions import escape, line_of, pointer
+from codegen.schema_lint import shorthand_escapes
 from codegen.sources import Domain, Project, SourceFile, Table
 
-DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 TEMPLATES = Path(__file__).parent / "templates"
-_SHORTHANDS = set("dwsDWS")
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SCHEMA_ONE = (
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
+
+__all__ = ["check", "lint_table", "placeholders", "shorthand_escapes"]
 
 
 def _diag(sf: SourceFile, ptr: str, message: str) -> Diagnostic:
     return Diagnostic(sf.rel, line_of(sf.lines, ptr), message)
-
-
-def subschemas(schema: Any, ptr: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every schema object inside ``schema`` (itself included) with its JSON pointer."""
-    if not isinstance(schema, dict):
-        return
-    yield ptr, schema
-    for key in _SCHEMA_MAPS:
-        members = schema.get(key)
-        if isinstance(members, dict):
-            for name, sub in members.items():
-                yield from subschemas(sub, f"{ptr}/{escape(key)}/{escape(name)}")
-    for key in _SCHEMA_LISTS:
-        members = schema.get(key)
-        if isinstance(members, list):
-            for index, sub in enumerate(members):
-                yield from subschemas(sub, f"{ptr}/{key}/{index}")
-    for key in _SCHEMA_ONE:
-        yield from subschemas(schema.get(key), f"{ptr}/{key}")
-
-
-def shorthand_escapes(pattern: str) -> list[str]:
-    """The ``\\d``-style class shorthands used in a regex (an escaped backslash is not one)."""
-    found: list[str] = []
-    index = 0
-    while index < len(pattern):
-        if pattern[index] == "\\" and index + 1 < len(pattern):
-            if pattern[index + 1] in _SHORTHANDS:
-                found.append("\\" + pattern[index + 1])
-            index += 2
-            continue
-        index += 1
-    return found
-
-
-def _is_object_schema(schema: dict[str, Any]) -> bool:
-    kind = schema.get("type")
-    return kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in schema
-
-
-def lint_schema(sf: SourceFile, registry: Registry[Any], artifact: bool) -> Iterator[Diagnostic]:
-    """House rules and metaschema for one schema file."""
-    schema = sf.data
-    if not isinstance(schema, dict):
-        yield _diag(sf, "", "a schema file must hold a JSON object")
-        return
-    if schema.get("$schema") != DRAFT_2020_12:
-        yield _diag(sf, "/$schema", f"'$schema' must be {DRAFT_2020_12!r} (R-GEN-1)")
-    if not isinstance(schema.get("$id"), str) or not schema["$id"]:
-        yield _diag(sf, "", "every schema file needs an '$id'")
-    elif schema["$id"] != sf.path.name:
-        # A relative $id equal to the file name keeps every cross-file $ref resolvable from where the
-        # file lies, by any validator, with no network and no registry configuration.
-        yield _diag(sf, "/$id", f"'$id' must be the file's own name, {sf.path.name!r}")
-    for error in Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema):
-        yield _diag(sf, pointer(error.absolute_path), f"not a valid 2020-12 schema: {error.message}")
-    resolver = registry.resolver(base_uri=sf.path.as_uri())
-    for ptr, sub in subschemas(schema):
-        ref = sub.get("$ref")
-        if isinstance(ref, str):
-            try:
-                resolver.lookup(ref)
-            except Unresolvable:
-                yield _diag(sf, ptr + "/$ref", f"$ref does not resolve: {ref}")
-        if _is_object_schema(sub):
-            extra = sub.get("additionalProperties", None)
-            if "properties" in sub and extra is not False:
-                yield _diag(sf, ptr, "object schema with properties must say 'additionalProperties: false'")
-            elif "additionalProperties" not in sub and "properties" not in sub:
-                yield _diag(sf, ptr, "map schema must say 'additionalProperties' (a schema for its values, or true)")
-        patterns: list[tuple[str, str]] = []
-        if isinstance(sub.get("pattern"), str):
-            patterns.append((ptr + "/pattern", sub["pattern"]))
-        if isinstance(sub.get("patternProperties"), dict):
-            patterns.extend((f"{ptr}/patternProperties/{escape(k)}", k) for k in sub["patternProperties"])
-        for where, regex in patterns:
-            for short in shorthand_escapes(regex):
-                yield _diag(
-                    sf, where, f"pattern uses {short}, which differs across regex dialects; spell the class out"
-                )
-    if artifact:
-        if not isinstance(schema.get("title"), str):
-            yield _diag(sf, "", "a top-level artifact schema needs a 'title' (it names the model class)")
-        props = schema.get("properties")
-        if not isinstance(props, dict) or "$schema" not in props:
-            yield _diag(
-                sf, "/properties", "a top-level artifact schema must allow an optional '$schema' string (R-GEN-4)"
-            )
-        elif "$schema" in schema.get("required", []):
-            yield _diag(sf, "/required", "'$schema' must be optional (R-GEN-4)")
 
 
 def _key_field(item: dict[str, Any]) -> str | None:
@@ -314,13 +208,22 @@ def _lint_names(domain: Domain) -> Iterator[Diagnostic]:
             )
 
 
-def _lint_domain_errors(domain: Domain) -> Iterator[Diagnostic]:
-    """A domain with artifact schemas reports parse and schema failures in its own classes."""
+def _lint_domain_errors(domain: Domain, house_style: bool) -> Iterator[Diagnostic]:
+    """A domain with artifact schemas reports parse and schema failures in its own classes.
+
+    Without an errors table (allowed when house style is off) it reports them in the default
+    domain's classes (generated/cli/messages.py names it).
+    """
     if not domain.schemas:
         return
     tables = [t for t in domain.tables if t.kind == "errors"]
     if not tables:
-        yield Diagnostic(domain.schemas[0].rel, 1, f"domain {domain.name!r} has schemas but no errors.yaml table")
+        if house_style:
+            yield Diagnostic(
+                domain.schemas[0].rel,
+                1,
+                f"domain {domain.name!r} has schemas but no errors.yaml table" + schema_lint.HOUSE,
+            )
         return
     codes = {c.get("code") for c in tables[0].content.get("codes", []) if isinstance(c, dict)}
     for code in REQUIRED_CODES:
@@ -329,7 +232,7 @@ def _lint_domain_errors(domain: Domain) -> Iterator[Diagnostic]:
 
 
 def build_registry(project: Project) -> Registry[Any]:
-    """A referencing registry holding every schema under its $id and its file URI."""
+    """A referencing registry of the table schemas, under their file URIs (for rule tables)."""
     resources: list[tuple[str, Resource[Any]]] = []
     for sf in project.all_schemas:
         if isinstance(sf.data, dict):
@@ -343,17 +246,30 @@ def _no_retrieval(uri: str) -> Resource[Any]:
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs-made __init__
 
 
+def _schema_files(project: Project) -> list[tuple[SourceFile, bool]]:
+    """(file, is an artifact schema) for every schema file the compiler lints."""
+    files = [(sf, True) for domain in project.domains for sf in domain.schemas]
+    return files + [(sf, False) for sf in project.table_schemas]
+
+
 def check(project: Project) -> list[Diagnostic]:
     """Every lint diagnostic of the project, sorted by file and line."""
     registry = build_registry(project)
+    files = _schema_files(project)
+    documents = [(sf.uri, sf.data) for sf, _ in files] + [(r.uri, r.source.data) for r in project.resources]
+    known = schema_lint.build_engine(documents)
     found: list[Diagnostic] = []
+    if known.failure is not None:
+        first = files[0][0].rel if files else "schemas"
+        found.append(Diagnostic(first, 1, f"the schemas cannot be registered together: {known.failure}"))
+    settings = project.settings
+    for sf, artifact in files:
+        found.extend(schema_lint.correctness(sf, known, settings.annotations))
+        if settings.house_style:
+            found.extend(schema_lint.house_style(sf, artifact))
     for domain in project.domains:
-        for sf in domain.schemas:
-            found.extend(lint_schema(sf, registry, artifact=True))
         for table in domain.tables:
             found.extend(lint_table(table, registry))
-        found.extend(_lint_domain_errors(domain))
+        found.extend(_lint_domain_errors(domain, settings.house_style))
         found.extend(_lint_names(domain))
-    for sf in project.table_schemas:
-        found.extend(lint_schema(sf, registry, artifact=False))
     return sorted(set(found))

@@ -12,15 +12,18 @@
 from __future__ import annotations
 
 import json
+import keyword
 import re
+import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from codegen import engine
 from codegen.diagnostics import CompileError, Diagnostic
 from codegen.sources import SCHEMA_SUFFIX, Domain, Project, SourceFile, Table
-from codegen.stamp import compiler_fingerprint, inputs_hash, stamp_python
+from codegen.stamp import compiler_fingerprint, inputs_hash, sha256, stamp_python
 
 TEMPLATES = Path(__file__).parent / "templates"
 FORMATTER_SETTINGS = Path(__file__).parent / "formatter"
@@ -68,13 +71,18 @@ def _domain_hash(fingerprint: str, domain: Domain) -> str:
     return inputs_hash(fingerprint, domain.inputs)
 
 
+_ALIAS_RE = r"^{name} = TypeAliasType\("
+
+
 def plan(project: Project) -> Plan:
     """Name every output and its inputs hash, without rendering anything."""
-    fingerprint = compiler_fingerprint()
+    fingerprint = sha256(compiler_fingerprint() + "\n" + project.settings.fingerprint())
     every_schema = [s for d in project.domains for s in d.schemas]
     global_hash = inputs_hash(fingerprint, every_schema)
+    documents_hash = inputs_hash(fingerprint, every_schema + [r.source for r in project.resources])
     outputs = [
         Output("generated/__init__.py", "schemas/", global_hash),
+        Output("generated/_documents.py", "schemas/*/*.schema.json and [tool.rcs.resources]", documents_hash),
         Output("generated/_support.py", "codegen/templates/support.py.j2", global_hash),
         Output("generated/kinds.py", "schemas/*/*.schema.json", global_hash),
     ]
@@ -97,12 +105,50 @@ def plan(project: Project) -> Plan:
 _DMCG_HEADER = "# rcs-dmcg-header"
 
 
-def render_models(domain: Domain) -> dict[str, str]:
-    """Model module bodies of one domain, keyed by module name."""
+def class_name(schema: SourceFile) -> str:
+    """The model class of a schema file: its ``title`` when that is a class name, else from the file name."""
+    title = schema.data.get("title") if isinstance(schema.data, dict) else None
+    if isinstance(title, str) and title.isidentifier() and not keyword.iskeyword(title) and title[0].isupper():
+        return title
+    return "".join(part.capitalize() for part in schema.stem.split("_") if part) or "Model"
+
+
+def _views(domain: Domain, registry: Any) -> dict[str, dict[str, Any]]:
+    """The model view (codegen/view.py) of every schema of the domain, by file name."""
+    import jsonschema_rs
+    from pydantic import Field, TypeAdapter
+
+    from codegen import engine
+    from codegen.view import ModelView
+
+    def pattern_ok(pattern: str) -> bool:
+        try:
+            TypeAdapter(Annotated[str, Field(pattern=pattern)])
+        except Exception:  # pydantic-core's regex errors have no public class
+            return False
+        return True
+
+    viewer_for: dict[str, ModelView] = {}
+    views: dict[str, dict[str, Any]] = {}
+    siblings = frozenset(s.path.name for s in domain.schemas)
+    for schema in domain.schemas:
+
+        def is_valid(sub: Any, value: Any, uri: str = schema.uri) -> bool:
+            try:
+                return bool(engine.compile_schema(sub, uri, registry).is_valid(value))
+            except (jsonschema_rs.ValidationError, ValueError, jsonschema_rs.ReferencingError, UnicodeError):
+                return False
+
+        viewer_for[schema.rel] = ModelView(siblings, is_valid, pattern_ok)
+        views[schema.path.name] = viewer_for[schema.rel].document(schema.path.name, schema.data, class_name(schema))
+    return views
+
+
+def render_models(domain: Domain, registry: Any) -> dict[str, str]:
+    """Model module bodies of one domain, keyed by module name, generated from the model views."""
     if not domain.schemas:
         return {}
     from datamodel_code_generator import (
-        DatetimeClassType,
         InputFileType,
         LiteralType,
         TargetPydanticVersion,
@@ -111,41 +157,43 @@ def render_models(domain: Domain) -> dict[str, str]:
     from datamodel_code_generator.enums import DataModelType
     from datamodel_code_generator.format import Formatter, PythonVersion
 
-    directory = domain.schemas[0].path.parent
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = generate(
-                directory,
-                input_file_type=InputFileType.JsonSchema,
-                output_model_type=DataModelType.PydanticV2BaseModel,
-                target_python_version=PythonVersion.PY_311,
-                base_class="generated._support.StrictModel",
-                collapse_root_models=True,
-                use_type_alias=True,
-                enum_field_as_literal=LiteralType.All,
-                field_constraints=True,
-                use_annotated=True,
-                use_double_quotes=True,
-                use_standard_collections=True,
-                use_union_operator=True,
-                use_schema_description=True,
-                strict_nullable=True,
-                # An optional property that is absent is MISSING, not None: JSON null is then rejected
-                # where the schema does not allow it, and dumps omit absent properties (as in the input).
-                use_missing_sentinel=True,
-                target_pydantic_version=TargetPydanticVersion.V2_14,
-                disable_timestamp=True,
-                formatters=[Formatter.BUILTIN],
-                builtin_format_line_length=120,
-                settings_path=FORMATTER_SETTINGS,
-                output_datetime_class=DatetimeClassType.Awaredatetime,
-                custom_file_header=_DMCG_HEADER,
-                allow_remote_refs=False,
-            )
-    except Exception as exc:  # the generator's own errors are many and unexported
-        raise CompileError([Diagnostic(f"schemas/{domain.name}", 0, f"datamodel-code-generator: {exc}")]) from None
-    # A warning means the model would not say what the schema says (e.g. a dropped constraint): fail.
+    with tempfile.TemporaryDirectory(prefix="rcs-views-") as temp:
+        directory = Path(temp)
+        for name, view in _views(domain, registry).items():
+            (directory / name).write_text(json.dumps(view, indent=2, ensure_ascii=True) + "\n", encoding="utf-8")
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                result = generate(
+                    directory,
+                    input_file_type=InputFileType.JsonSchema,
+                    output_model_type=DataModelType.PydanticV2BaseModel,
+                    target_python_version=PythonVersion.PY_311,
+                    base_class="generated._support.StrictModel",
+                    collapse_root_models=True,
+                    use_type_alias=True,
+                    enum_field_as_literal=LiteralType.All,
+                    field_constraints=True,
+                    use_annotated=True,
+                    use_double_quotes=True,
+                    use_standard_collections=True,
+                    use_union_operator=True,
+                    use_schema_description=True,
+                    strict_nullable=True,
+                    # An optional property that is absent is MISSING, not None: JSON null is then rejected
+                    # where the schema does not allow it, and dumps omit absent properties (as in the input).
+                    use_missing_sentinel=True,
+                    target_pydantic_version=TargetPydanticVersion.V2_14,
+                    disable_timestamp=True,
+                    formatters=[Formatter.BUILTIN],
+                    builtin_format_line_length=120,
+                    settings_path=FORMATTER_SETTINGS,
+                    custom_file_header=_DMCG_HEADER,
+                    allow_remote_refs=False,
+                )
+        except Exception as exc:  # the generator's own errors are many and unexported
+            raise CompileError([Diagnostic(f"schemas/{domain.name}", 0, f"datamodel-code-generator: {exc}")]) from None
+    # The view holds only what the generator expresses exactly: a warning means it would not.
     problems = sorted({str(w.message) for w in caught if issubclass(w.category, UserWarning)})
     if problems:
         raise CompileError(
@@ -157,31 +205,8 @@ def render_models(domain: Domain) -> dict[str, str]:
         name = "/".join(key)
         if not name.endswith(".py") or name == "__init__.py":
             continue
-        modules[name[: -len(".py")]] = _rfc3339(_strip_dmcg_header(str(text)))
+        modules[name[: -len(".py")]] = _strip_dmcg_header(str(text))
     return modules
-
-
-_PYDANTIC_IMPORT = re.compile(r"^from pydantic import (.+)$", re.MULTILINE)
-
-
-def _rfc3339(text: str) -> str:
-    """Use the RFC 3339 date-time type for ``format: date-time``.
-
-    Pydantic's AwareDatetime also takes unix seconds and other ISO 8601 spellings that JSON Schema's
-    ``date-time`` (RFC 3339) rejects; ``generated._support.Rfc3339Datetime`` holds it to the format.
-    """
-    if "AwareDatetime" not in text:
-        return text
-
-    def drop(match: re.Match[str]) -> str:
-        names = [n.strip() for n in match[1].split(",") if n.strip() != "AwareDatetime"]
-        return "from pydantic import " + ", ".join(names)
-
-    text = _PYDANTIC_IMPORT.sub(drop, text, count=1)
-    text = re.sub(r"\bAwareDatetime\b", "Rfc3339Datetime", text)
-    return text.replace(
-        "from generated._support import StrictModel", "from generated._support import Rfc3339Datetime, StrictModel", 1
-    )
 
 
 def _strip_dmcg_header(text: str) -> str:
@@ -270,19 +295,24 @@ def render(project: Project) -> Plan:
     """Render every output body named by ``plan``."""
     skeleton = plan(project)
     env = _environment()
+    documents = [(s.uri, s.data) for d in project.domains for s in d.schemas]
+    documents += [(r.uri, r.source.data) for r in project.resources]
+    registry = engine.registry(documents + [(s.uri, s.data) for s in project.table_schemas])
     bodies: dict[str, str] = {}
     section_bodies: dict[str, str] = {}
     kinds: list[dict[str, str]] = []
     for domain in project.domains:
         base = f"generated/{domain.name}"
-        modules = render_models(domain)
+        modules = render_models(domain, registry)
         for schema in domain.schemas:
             module = model_module(schema)
             if module not in modules:
                 raise CompileError([Diagnostic(schema.rel, 1, f"datamodel-code-generator wrote no module {module}")])
-            title = schema.data["title"]
-            if title not in _CLASS_RE.findall(modules[module]):
-                raise CompileError([Diagnostic(schema.rel, 1, f"no model class named after the title {title!r}")])
+            title = class_name(schema)
+            if title not in _CLASS_RE.findall(modules[module]) and not re.search(
+                _ALIAS_RE.format(name=title), modules[module], re.MULTILINE
+            ):
+                raise CompileError([Diagnostic(schema.rel, 1, f"no model named {title!r} in the generated module")])
             bodies[f"{base}/{module}.py"] = modules[module]
             kinds.append(
                 {
@@ -292,6 +322,7 @@ def render(project: Project) -> Plan:
                     "module": f"generated.{domain.name}.{module}",
                     "model": title,
                     "schema": schema.rel,
+                    "uri": schema.uri,
                 }
             )
         for table in domain.tables:
@@ -308,6 +339,10 @@ def render(project: Project) -> Plan:
     )
     bodies["generated/_support.py"] = env.get_template("support.py.j2").render()
     bodies["generated/kinds.py"] = env.get_template("kinds.py.j2").render(kinds=sorted(kinds, key=lambda k: k["kind"]))
+    bodies["generated/_documents.py"] = env.get_template("documents.py.j2").render(
+        options=repr(dict(sorted(engine.OPTIONS.items()))),
+        documents=sorted((uri, engine.compact(doc)) for uri, doc in documents),
+    )
     outputs = tuple(Output(o.rel, o.inputs, o.inputs_hash, bodies[o.rel]) for o in skeleton.outputs)
     sections = tuple(Section(s.name, s.inputs, s.inputs_hash, section_bodies[s.name]) for s in skeleton.sections)
     return Plan(outputs, sections)

@@ -6,6 +6,7 @@ Layout (R-GEN-1, R-GEN-2)::
     schemas/<domain>/*.yaml          rule tables of that domain
     schemas/tables/*.schema.json     the schema of each kind of rule table
     claim_policy.yaml                the claim policy, a rule table kept at the project root
+    pyproject.toml [tool.rcs]        settings (codegen/config.py), e.g. resources: URI prefix -> directory
 
 Every rule table names its own schema in a top-level ``$schema`` key, relative to the table.
 """
@@ -14,14 +15,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from codegen import config
 from codegen.diagnostics import CompileError, Diagnostic
+from codegen.engine import uri_of
 from codegen.positions import json_line_map, line_map
 from runtime import strict_yaml
 
@@ -49,6 +52,11 @@ class SourceFile:
             except yaml.YAMLError:
                 return {}
         return json_line_map(text)
+
+    @property
+    def uri(self) -> str:
+        """The URI the engine knows this file by (``rcs:///<path from the root>``)."""
+        return uri_of(self.rel)
 
     @property
     def stem(self) -> str:
@@ -98,12 +106,22 @@ class Domain:
 
 
 @dataclass(frozen=True)
+class Resource:
+    """A document schemas may ``$ref`` (``[tool.rcs.resources]``): not a kind, served under ``uri``."""
+
+    source: SourceFile
+    uri: str
+
+
+@dataclass(frozen=True)
 class Project:
     """All inputs of one project root."""
 
     root: Path
     domains: tuple[Domain, ...]
     table_schemas: tuple[SourceFile, ...]
+    settings: config.Settings = field(default_factory=config.Settings)
+    resources: tuple[Resource, ...] = ()
 
     @property
     def all_schemas(self) -> tuple[SourceFile, ...]:
@@ -185,13 +203,27 @@ def _files(paths: Iterable[Path]) -> list[Path]:
     return sorted(p for p in paths if p.is_file())
 
 
+def _resources(root: Path, settings: config.Settings, problems: list[Diagnostic]) -> list[Resource]:
+    found: list[Resource] = []
+    for prefix, directory in settings.resources:
+        base = root / directory
+        for path in _files(base.rglob("*.json")):
+            try:
+                found.append(Resource(read_json(root, path), prefix + path.relative_to(base).as_posix()))
+            except CompileError as exc:
+                problems.extend(exc.diagnostics)
+    return sorted(found, key=lambda r: r.uri)
+
+
 def load(root: Path) -> Project:
     """Read every input under ``root``; raise CompileError with all load problems found."""
     root = root.resolve()
     schemas_dir = root / "schemas"
     if not schemas_dir.is_dir():
         raise CompileError([Diagnostic("schemas", 0, f"no schemas/ directory under {root}")])
+    settings = config.load(root)
     problems: list[Diagnostic] = []
+    resources = _resources(root, settings, problems)
     cache: dict[Path, SourceFile] = {}
     table_schemas: list[SourceFile] = []
     for path in _files((schemas_dir / TABLE_SCHEMA_DIR).glob("*" + SCHEMA_SUFFIX)):
@@ -241,6 +273,9 @@ def load(root: Path) -> Project:
         domains=tuple(
             Domain(name, tuple(schemas), tuple(sorted(tables, key=lambda t: t.source.rel)))
             for name, (schemas, tables) in sorted(domains.items())
+            if schemas or tables  # a directory with no inputs is not a domain
         ),
         table_schemas=tuple(table_schemas),
+        settings=settings,
+        resources=tuple(resources),
     )

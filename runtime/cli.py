@@ -3,7 +3,8 @@
     rcs codegen [--check] [--root DIR]
     rcs validate [--kind KIND] [--evidence BUNDLE.json] [--claim-policy FILE] [--format text|json] PATH...
 
-Exit status of ``rcs validate``: 0 all valid, 1 any violation, 2 usage or unreadable input.
+Exit status of ``rcs validate``: 0 all valid, 1 any violation, 2 usage or unreadable input,
+3 an internal error while checking some file (reported on that file; every other file is checked).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             'Validate JSON artifacts. The kind of each file comes from --kind or from its "$schema" '
             "property (…/<domain>/<name>.schema.json). Artifacts that cite evidence need --evidence. "
-            "Exit status: 0 all valid, 1 any violation, 2 usage error or unreadable input."
+            "Exit status: 0 all valid, 1 any violation, 2 usage error or unreadable input, 3 an internal error on "
+            "some file (reported on that file; every other file is still checked)."
         ),
     )
     validate.add_argument(
@@ -142,7 +144,9 @@ def _progress(done: int, total: int) -> None:
 
 
 def exit_status(collection: Collection) -> int:
-    """0 every file checked and valid, 1 any violation, 2 any usage problem (it wins)."""
+    """0 every file checked and valid, 1 any violation, 2 any usage problem, 3 any internal error (it wins)."""
+    if collection.crashes:
+        return EXIT_INTERNAL
     if collection.usage:
         return EXIT_USAGE
     return EXIT_OK if all(r.valid for r in collection.results) else EXIT_INVALID
@@ -164,6 +168,8 @@ def _validate(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     for problem in collection.usage:
         print(M.usage_prefix(problem=problem), file=sys.stderr)
+    for crash in collection.crashes:
+        print(M.usage_prefix(problem=crash), file=sys.stderr)
     return status
 
 

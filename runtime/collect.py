@@ -37,17 +37,22 @@ class Violation:
 
 @dataclass(frozen=True)
 class FileResult:
-    """The outcome for one file: its kind (when known), its violations, or why it was not checked."""
+    """The outcome for one file: its kind (when known), its violations, or why it was not checked.
+
+    ``crashed`` is an unexpected error while checking it (a bug in rcs): the file is reported with
+    it, every other file is still checked, and the run exits 3.
+    """
 
     path: str
     kind: str | None
     violations: tuple[Violation, ...] = ()
     unchecked: str | None = None
+    crashed: str | None = None
 
     @property
     def valid(self) -> bool:
         """True only for a file that was checked and has no violation (fail closed)."""
-        return self.unchecked is None and not self.violations
+        return self.unchecked is None and self.crashed is None and not self.violations
 
 
 @dataclass
@@ -56,6 +61,7 @@ class Collection:
 
     results: list[FileResult] = field(default_factory=list)
     usage: list[str] = field(default_factory=list)
+    crashes: list[str] = field(default_factory=list)
 
     def skip(self, path: str, kind: str | None, problem: str) -> FileResult:
         """Record a file that could not be checked; it counts as a usage problem, never as valid."""
@@ -111,7 +117,19 @@ def declared_schema(raw: bytes) -> tuple[str | None, str | None]:
 
 
 def check_file(path: Path, kind: Kind | None, context: validation.Context, collection: Collection) -> FileResult:
-    """Validate one file; problems that stop it being checked go to ``collection.usage`` too."""
+    """Validate one file; problems that stop it being checked go to ``collection.usage`` too.
+
+    Whatever goes wrong inside, the batch goes on: an unexpected error becomes this file's result.
+    """
+    try:
+        return _check_file(path, kind, context, collection)
+    except Exception as exc:  # a bug in rcs: report it on this file and check every other one
+        detail = str(exc).splitlines()[0] if str(exc) else ""
+        collection.crashes.append(M.file_crashed(path=str(path), kind=type(exc).__name__, detail=detail))
+        return FileResult(str(path), kind.kind if kind else None, crashed=f"{type(exc).__name__}: {detail}")
+
+
+def _check_file(path: Path, kind: Kind | None, context: validation.Context, collection: Collection) -> FileResult:
     name = str(path)
     try:
         raw = path.read_bytes()

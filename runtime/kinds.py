@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from generated._support import Kind
 from generated.kinds import KINDS
@@ -52,7 +54,27 @@ def kind_from_schema_ref(ref: str) -> Kind | None:
 
 
 @cache
-def model_of(kind: Kind) -> type[BaseModel]:
-    """The generated model class of a kind (imported on first use)."""
-    model: type[BaseModel] = getattr(importlib.import_module(kind.module), kind.model)
-    return model
+def model_of(kind: Kind) -> Any:
+    """The generated model of a kind (imported on first use): a class, or a type alias for a schema
+    that is not an object."""
+    return getattr(importlib.import_module(kind.module), kind.model)
+
+
+@cache
+def parser_of(kind: Kind) -> Callable[[str | bytes], Any]:
+    """JSON text -> the kind's typed value (``model_validate_json``, or a strict TypeAdapter for an alias)."""
+    model = model_of(kind)
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return model.model_validate_json
+    adapter: TypeAdapter[Any] = TypeAdapter(model, config=ConfigDict(strict=True, allow_inf_nan=False))
+    return adapter.validate_json
+
+
+@cache
+def _by_model() -> dict[tuple[str, str], Kind]:
+    return {(k.module, k.model): k for k in KINDS.values()}
+
+
+def kind_of_model(model: type[BaseModel]) -> Kind | None:
+    """The kind whose top-level model is ``model`` (None for a nested model)."""
+    return _by_model().get((model.__module__, model.__name__))

@@ -15,6 +15,8 @@ def text(collection: Collection) -> str:
         for v in result.violations:
             where = f" (at {v.location})" if v.location != "$" else ""
             lines.append(f"{result.path}: {v.error}: {v.message}{where}")
+        if result.crashed is not None:
+            lines.append(f"{result.path}: {M.crash_error()}: {result.crashed}")
     lines.append(summary(collection))
     return "\n".join(lines) + "\n"
 
@@ -24,24 +26,30 @@ def summary(collection: Collection) -> str:
     results = collection.results
     valid = sum(1 for r in results if r.valid)
     unchecked = sum(1 for r in results if r.unchecked is not None)
+    crashed = sum(1 for r in results if r.crashed is not None)
     counts = {
         "files": len(results),
         "valid": valid,
-        "invalid": len(results) - valid - unchecked,
+        "invalid": len(results) - valid - unchecked - crashed,
         "violations": sum(len(r.violations) for r in results),
     }
+    if crashed:
+        return M.summary_crashed(**counts, unchecked=unchecked, crashed=crashed)
     return M.summary_unchecked(**counts, unchecked=unchecked) if unchecked else M.summary(**counts)
 
 
 def as_json(collection: Collection) -> str:
     """A JSON list of ``{path, kind, valid, errors: [{error, message, location}]}``.
 
-    A file that could not be checked is ``valid: false`` with one ``UsageError`` entry saying why.
+    A file that could not be checked is ``valid: false`` with one ``UsageError`` entry saying why;
+    one that hit an internal error, with one ``InternalError`` entry (the run exits 3).
     """
     payload = []
     for r in collection.results:
         errors = [{"error": v.error, "message": v.message, "location": v.location} for v in r.violations]
         if r.unchecked is not None:
             errors.append({"error": M.not_checked_error(), "message": r.unchecked, "location": "$"})
+        if r.crashed is not None:
+            errors.append({"error": M.crash_error(), "message": r.crashed, "location": "$"})
         payload.append({"path": r.path, "kind": r.kind, "valid": r.valid, "errors": errors})
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"

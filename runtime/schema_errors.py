@@ -1,4 +1,4 @@
-"""Turn a Pydantic ``ValidationError`` into the domain's contract errors, in document order."""
+"""Turn the engine's schema errors into the domain's contract errors, in document order."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import typing
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails
+from pydantic import MISSING, BaseModel
 
 from generated._support import Location, RcsError
+from runtime.engine import SchemaError
 
 
 class SchemaErrorFactories(Protocol):
@@ -30,8 +30,10 @@ def _unwrap(annotation: Any) -> Any:
         origin = typing.get_origin(annotation)
         if origin is typing.Annotated:
             annotation = typing.get_args(annotation)[0]
+        elif hasattr(annotation, "__value__"):  # a type alias
+            annotation = annotation.__value__
         elif origin in (typing.Union, types.UnionType):
-            members = [a for a in typing.get_args(annotation) if a is not type(None)]
+            members = [a for a in typing.get_args(annotation) if a is not type(None) and a is not MISSING]
             if len(members) != 1:
                 return annotation
             annotation = members[0]
@@ -39,7 +41,7 @@ def _unwrap(annotation: Any) -> Any:
             return annotation
 
 
-def model_at(root: type[BaseModel], loc: tuple[str | int, ...]) -> Any:
+def model_at(root: Any, loc: tuple[str | int, ...]) -> Any:
     """The declared type found at ``loc`` below ``root`` (None when the path leaves the models)."""
     current: Any = root
     for part in loc:
@@ -62,45 +64,40 @@ def model_at(root: type[BaseModel], loc: tuple[str | int, ...]) -> Any:
     return _unwrap(current)
 
 
-def describe(error: ErrorDetails, factories: SchemaErrorFactories) -> RcsError:
-    """The contract error for one Pydantic error, in JSON Schema words where they differ."""
-    loc: Location = tuple(error["loc"])
-    if error["type"] == "missing" and loc:
-        return factories.schema_missing_property(name=str(loc[-1]), location=loc)
-    if error["type"] == "extra_forbidden" and loc:
-        return factories.schema_unknown_property(name=str(loc[-1]), location=loc)
-    return factories.schema_violation(detail=str(error["msg"]), location=loc)
+def describe(error: SchemaError, factories: SchemaErrorFactories) -> Iterator[RcsError]:
+    """The contract errors for one schema error: named properties get their own messages."""
+    if error.keyword == "required":
+        for name in error.names:
+            yield factories.schema_missing_property(name=name, location=(*error.location, name))
+    elif error.keyword in ("additionalProperties", "unevaluatedProperties"):
+        for name in error.names:
+            yield factories.schema_unknown_property(name=name, location=(*error.location, name))
+    else:
+        yield factories.schema_violation(detail=error.message, location=error.location)
 
 
 def schema_errors(
-    exc: ValidationError,
+    found: list[SchemaError],
     factories: SchemaErrorFactories,
-    special: typing.Callable[[ErrorDetails], tuple[RcsError, Location] | None] | None = None,
+    special: typing.Callable[[SchemaError], tuple[RcsError, Location] | None] | None = None,
 ) -> Iterator[RcsError]:
-    """Map each Pydantic error to a contract error; ``special`` may claim a whole subtree.
+    """Map each schema error to contract errors; ``special`` may claim a whole subtree.
 
     When ``special`` returns ``(error, prefix)``, that error replaces every error under ``prefix``
     (used for URL-only evidence refs, whose contract message replaces the schema noise).
     """
-    details = exc.errors(include_url=False, include_context=False)
     claims: dict[Location, RcsError] = {}
     if special is not None:
-        for error in details:
-            found = special(error)
-            if found is not None:
-                claims.setdefault(found[1], found[0])
+        for error in found:
+            claimed = special(error)
+            if claimed is not None:
+                claims.setdefault(claimed[1], claimed[0])
     emitted: set[Location] = set()
-    for error in details:
-        loc: Location = tuple(error["loc"])
-        prefix = next((p for p in claims if loc[: len(p)] == p), None)
+    for error in found:
+        prefix = next((p for p in claims if error.location[: len(p)] == p), None)
         if prefix is not None:
             if prefix not in emitted:
                 emitted.add(prefix)
                 yield claims[prefix]
             continue
-        if error["type"] == "json_invalid":
-            # Pydantic's text starts with its own "Invalid JSON: "; the template adds ours.
-            message = str(error["msg"])
-            yield factories.json_syntax(detail=message.removeprefix("Invalid JSON: "), location=())
-            continue
-        yield describe(error, factories)
+        yield from describe(error, factories)

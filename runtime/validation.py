@@ -1,4 +1,12 @@
-"""Validate one artifact: JSON text -> generated model (strict, R-GEN-3) -> the domain's checks.
+"""Validate one artifact: JSON text -> the schema's verdict -> the typed model -> the domain's checks.
+
+1. the text is read as JSON (``runtime/json_text.py``); a syntax error is the domain's JSON_SYNTAX;
+2. the JSON Schema engine (``runtime/engine.py``) decides, exactly as draft 2020-12 says; its
+   errors become the domain's schema errors (``runtime/schema_errors.py``);
+3. only then is the text parsed into the generated model (R-GEN-3), which is generated from a view
+   of the schema that can only be looser (``codegen/view.py``): it cannot reject what the schema
+   accepted, and if it ever did, that is an rcs bug, raised as ``ModelDisagreement``;
+4. the domain's own rules run on the model.
 
 Each domain with hand-written rules has a ``runtime.<domain>.checks`` module offering:
 
@@ -19,10 +27,10 @@ from types import ModuleType
 from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import ErrorDetails
 
 from generated._support import Kind, Location, RcsError
-from runtime.kinds import model_of
+from runtime import engine, json_text
+from runtime.kinds import model_of, parser_of
 from runtime.schema_errors import SchemaErrorFactories, schema_errors
 
 
@@ -35,7 +43,11 @@ class Context:
 
 
 Check = Callable[[BaseModel, Context], Iterator[RcsError]]
-Special = Callable[[ErrorDetails], tuple[RcsError, Location] | None]
+Special = Callable[[engine.SchemaError], tuple[RcsError, Location] | None]
+
+
+class ModelDisagreement(RuntimeError):
+    """The generated model rejected an artifact its schema accepts: a bug in rcs, never a verdict."""
 
 
 @dataclass(frozen=True)
@@ -44,22 +56,36 @@ class DomainRules:
 
     errors: SchemaErrorFactories
     checks: Mapping[str, Check]
-    special: Callable[[type[BaseModel]], Special | None]
+    special: Callable[[Any], Special | None]
 
 
-def _no_special(model: type[BaseModel]) -> Special | None:
+def _no_special(model: Any) -> Special | None:
     return None
+
+
+def _default_errors() -> ModuleType:
+    from generated.cli import messages
+
+    return importlib.import_module(f"generated.{messages.DEFAULT_DOMAIN}.errors")
 
 
 @cache
 def rules_for(domain: str) -> DomainRules:
-    """Load ``runtime.<domain>.checks`` (or only the generated errors when it has none)."""
+    """Load ``runtime.<domain>.checks`` (or only the generated errors when it has none).
+
+    A domain compiled without an errors table reports in the default domain's error classes.
+    """
     try:
         module: ModuleType = importlib.import_module(f"runtime.{domain}.checks")
     except ModuleNotFoundError as exc:
         if exc.name not in (f"runtime.{domain}", f"runtime.{domain}.checks"):
             raise
-        errors = importlib.import_module(f"generated.{domain}.errors")
+        try:
+            errors = importlib.import_module(f"generated.{domain}.errors")
+        except ModuleNotFoundError as missing:
+            if missing.name != f"generated.{domain}.errors":
+                raise
+            errors = _default_errors()
         return DomainRules(cast(SchemaErrorFactories, errors), {}, _no_special)
     return DomainRules(
         cast(SchemaErrorFactories, module.ERRORS),
@@ -68,28 +94,46 @@ def rules_for(domain: str) -> DomainRules:
     )
 
 
+def _model(kind: Kind, text: str | bytes) -> Any:
+    """The typed model of text the schema accepted."""
+    try:
+        return parser_of(kind)(text)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = list(first["loc"])
+        raise ModelDisagreement(
+            f"the generated model of {kind.kind} rejects what its schema accepts: {first['msg']} at {where}"
+        ) from None
+
+
+def _schema_stage(kind: Kind, text: str | bytes, rules: DomainRules) -> tuple[list[RcsError], Any]:
+    """Steps 1-3: the syntax and schema errors, or none and the typed model."""
+    try:
+        value = json_text.parse(text)
+    except json_text.JsonTextError as exc:
+        return [rules.errors.json_syntax(detail=str(exc), location=())], None
+    found = engine.errors(kind.uri, value)
+    if found:
+        return list(schema_errors(found, rules.errors, rules.special(model_of(kind)))), None
+    return [], _model(kind, text)
+
+
 def violations(kind: Kind, text: str | bytes, context: Context) -> Iterator[RcsError]:
     """Every violation of ``text`` as an artifact of ``kind``, in document order."""
     rules = rules_for(kind.domain)
-    model_cls = model_of(kind)
-    try:
-        model = model_cls.model_validate_json(text)
-    except ValidationError as exc:
-        yield from schema_errors(exc, rules.errors, rules.special(model_cls))
-        return
+    errors, model = _schema_stage(kind, text, rules)
+    yield from errors
     check = rules.checks.get(kind.name)
-    if check is not None:
+    if not errors and check is not None:
         yield from check(model, context)
 
 
-def validate(kind: Kind, text: str | bytes, context: Context) -> BaseModel:
+def validate(kind: Kind, text: str | bytes, context: Context) -> Any:
     """The validated model of ``text``; raises the first violation."""
     rules = rules_for(kind.domain)
-    model_cls = model_of(kind)
-    try:
-        model = model_cls.model_validate_json(text)
-    except ValidationError as exc:
-        raise next(schema_errors(exc, rules.errors, rules.special(model_cls))) from None
+    errors, model = _schema_stage(kind, text, rules)
+    if errors:
+        raise errors[0]
     check = rules.checks.get(kind.name)
     if check is not None:
         for error in check(model, context):

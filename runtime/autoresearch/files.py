@@ -53,15 +53,25 @@ def _plain(value: object) -> str:
     raise TypeError(f"not JSON: {type(value).__name__}")
 
 
+def _checked(model: type[M], text: str) -> M:
+    """The model of ``text``: the schema's full verdict for a kind's model, the model's own for a part."""
+    kind = kinds.kind_of_model(model)
+    if kind is None:
+        return model.model_validate_json(text)
+    parsed = validation.validate(kind, text, validation.Context())
+    assert isinstance(parsed, model)
+    return parsed
+
+
 def build(model: type[M], data: Mapping[str, Any]) -> M:
     """A model from plain data, validated exactly as its JSON file would be (datetimes as RFC 3339)."""
-    return model.model_validate_json(json.dumps(data, default=_plain))
+    return _checked(model, json.dumps(data, default=_plain))
 
 
 def write_model(path: Path, model: BaseModel) -> None:
-    """Validate ``model`` once more through its JSON text, then write it atomically."""
+    """Validate ``model`` once more through its JSON text (its schema's verdict), then write it atomically."""
     text = dumps(model)
-    type(model).model_validate_json(text)  # write only what validates
+    _checked(type(model), text)  # write only what validates
     write_text(path, text)
 
 

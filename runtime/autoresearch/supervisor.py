@@ -138,7 +138,7 @@ class Run:
     def baseline(self) -> bool:
         """Iteration 0: evaluate the starting commit and always record it; False if interrupted."""
         start = time.monotonic()
-        began = now()
+        began = now().isoformat()
         evaluation = self.evaluate(0)
         if self.signals.received is not None:
             lane.reset(self.worktree, self.manifest.branch, self.manifest.last_kept_commit)
@@ -175,7 +175,7 @@ class Run:
         kept: str,
         kept_score: float | None,
         evaluation: Evaluation | None,
-        began: dt.datetime,
+        began: str,
         worker_seconds: float,
         worker_exit: int | None,
         discard_ref: str | None,
@@ -202,7 +202,7 @@ class Run:
                 "worker_exit": worker_exit,
                 "worker_seconds": round(worker_seconds, 6),
                 "evaluator_seconds": round(evaluation.seconds, 6) if evaluation else 0.0,
-                "started_at": began.isoformat(),
+                "started_at": began,
                 "finished_at": now().isoformat(),
             },
         )
@@ -245,7 +245,7 @@ class Run:
     def iterate(self, iteration: int) -> tuple[C.Rule, str]:
         """One worker session, judged, decided and recorded; returns the rule that decided it."""
         self.prepare()
-        began, start = now(), time.monotonic()
+        began, start = now().isoformat(), time.monotonic()
         logs = self.iteration_dir(iteration)
         logs.mkdir(parents=True, exist_ok=True)
         instructions = worker.snapshot(

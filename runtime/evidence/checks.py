@@ -7,7 +7,6 @@ from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic_core import ErrorDetails
 
 from generated._support import Location, RcsError
 from generated.evidence import errors as ERRORS
@@ -17,6 +16,7 @@ from generated.evidence.experiment_plan_schema import ExperimentPlan
 from generated.evidence.literature_map_schema import LiteratureMap
 from generated.evidence.report import SECTION_ORDER
 from generated.evidence.structured_report_schema import StructuredReport
+from runtime.engine import SchemaError
 from runtime.evidence.policy import citation_required, default_claim_policy, policy_violations
 from runtime.evidence.store import EvidenceStore, bundle_violations
 from runtime.schema_errors import model_at
@@ -158,16 +158,16 @@ CHECKS: MappingProxyType[str, Check] = MappingProxyType(
 )
 
 
-def special_schema_error(model_cls: type[BaseModel]) -> Special:
-    """A ref without snippet_id (or a bare URL string) gets the contract's URL-only message."""
+def special_schema_error(model_cls: Any) -> Special:
+    """A ref without snippet_id (missing, null, or a bare URL string) gets the contract's URL-only message."""
 
-    def special(error: ErrorDetails) -> tuple[RcsError, Location] | None:
-        loc: Location = tuple(error["loc"])
-        given: Any = error.get("input")
-        no_snippet = bool(loc) and loc[-1] == "snippet_id" and (error["type"] == "missing" or given is None)
-        if no_snippet and model_at(model_cls, loc[:-1]) is EvidenceRef:
+    def special(error: SchemaError) -> tuple[RcsError, Location] | None:
+        loc = error.location
+        if error.keyword == "required" and "snippet_id" in error.names and model_at(model_cls, loc) is EvidenceRef:
+            return ERRORS.url_only_ref(location=loc), loc
+        if loc and loc[-1] == "snippet_id" and error.instance is None and model_at(model_cls, loc[:-1]) is EvidenceRef:
             return ERRORS.url_only_ref(location=loc[:-1]), loc[:-1]
-        if isinstance(given, str) and model_at(model_cls, loc) is EvidenceRef:
+        if isinstance(error.instance, str) and model_at(model_cls, loc) is EvidenceRef:
             return ERRORS.url_only_ref(location=loc), loc
         return None
 

@@ -46,7 +46,8 @@ def validate_artifact(
     ``kind`` is ``<domain>/<name>`` or a bare unambiguous ``<name>`` (R-GEN-7).
     """
     context = validation.Context(evidence=evidence, claim_policy=claim_policy)
-    return validation.validate(_kind(kind), _text(source), context)
+    model: BaseModel = validation.validate(_kind(kind), _text(source), context)
+    return model
 
 
 def iter_violations(

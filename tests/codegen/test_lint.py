@@ -43,7 +43,7 @@ def test_object_without_additional_properties_false(project: Path, capsys: pytes
     line = line_of(schema, '"MapEdge"')
     assert compile_errors(project, capsys) == [
         f"schemas/evidence/literature_map.schema.json:{line}: object schema with properties must say "
-        "'additionalProperties: false'"
+        "'additionalProperties: false' [house style]"
     ]
 
 
@@ -66,7 +66,7 @@ def test_pattern_shorthands_are_rejected(project: Path, capsys: pytest.CaptureFi
     line = line_of(schema, '"pattern"')
     assert errors == [
         f"schemas/evidence/evidence_bundle.schema.json:{line}: pattern uses {shorthand}, "
-        "which differs across regex dialects; spell the class out"
+        "which differs across regex dialects; spell the class out [house style]"
     ]
 
 
@@ -217,9 +217,12 @@ def test_domain_errors_table_needs_schema_codes(project: Path, capsys: pytest.Ca
 def test_id_must_be_the_file_name(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     schema = project / "schemas/evidence/partial_result.schema.json"
     edit_json(schema, lambda d: d.update({"$id": "https://example.org/partial_result.schema.json"}))
+    # The new base URI also sends the relative $ref to a document nobody provides (correctness).
     assert compile_errors(project, capsys) == [
         f"schemas/evidence/partial_result.schema.json:{line_of(schema, '$id')}: "
-        "'$id' must be the file's own name, 'partial_result.schema.json'"
+        "'$id' must be the file's own name, 'partial_result.schema.json' [house style]",
+        f"schemas/evidence/partial_result.schema.json:{line_of(schema, 'SchemaPointer')}: "
+        "$ref does not resolve: evidence_bundle.schema.json#/$defs/SchemaPointer",
     ]
 
 

@@ -149,7 +149,7 @@ def test_r_ev_2_resolution_goes_snippet_then_snapshot() -> None:
 def test_r_ev_3_evidence_refs_must_not_be_empty(kind: str, place: Any) -> None:
     data = h.BUILDERS[kind]()
     place(data)["evidence_refs"] = []
-    with pytest.raises(SchemaViolationError, match="at least 1 item"):
+    with pytest.raises(SchemaViolationError, match="has less than 1 item"):
         h.check(kind, data)
 
 
@@ -389,16 +389,13 @@ def test_r_ev_7_misuse_is_a_contract_error_not_key_error(call: tuple[Any, ...], 
 # --- R-GEN rulings the runtime carries ---------------------------------------------------------
 
 
-RFC3339 = "Input should be an RFC 3339 date-time with a zone, like 2026-03-14T09:30:00Z"
-
-
 @pytest.mark.parametrize(
     "stamp", ["2026-03-14T09:30:00", "1700000000", "2026-03-14 09:30:00Z", "2026-03-14T09:30Z", "2026-02-30T09:30:00Z"]
 )
 def test_r_gen_3_timestamps_are_rfc_3339_with_a_zone(stamp: str) -> None:
     data = h.bundle()
     data["snapshots"][0]["captured_at"] = stamp
-    assert bundle_errors(data) == [("SchemaViolationError", RFC3339)]
+    assert bundle_errors(data) == [("SchemaViolationError", f'"{stamp}" is not a "date-time"')]
 
 
 @pytest.mark.parametrize("stamp", ["2026-03-14T09:30:00+01:00", "2026-03-14t09:30:00.25z", "2026-03-14T09:30:00Z"])
@@ -407,7 +404,8 @@ def test_r_gen_3_validated_from_json_text(stamp: str) -> None:
     data["snapshots"][0]["captured_at"] = stamp
     assert bundle_errors(data) == []
     store = EvidenceStore.from_bundle(json.dumps(data))
-    assert store.snapshots[0].captured_at.tzinfo is not None
+    # The model keeps the text as written (a datetime could not hold a leap second; SPEC 3).
+    assert store.snapshots[0].captured_at == stamp
 
 
 @pytest.mark.parametrize(

@@ -67,7 +67,7 @@ def test_bom_and_long_whitespace_lines(tmp_path: Path) -> None:
 def test_bad_config_and_files(tmp_path: Path) -> None:
     path = rounds_file(tmp_path, [{"architect": architect(A), "auditor": AUDITOR}])
     for config, fragment in (
-        ({"max_rounds": 0}, "invalid ODR config: Input should be greater than or equal to 1 (at $.max_rounds)"),
+        ({"max_rounds": 0}, "invalid ODR config: 0 is less than the minimum of 1 (at $.max_rounds)"),
         ({"code_leak_patterns": ["("]}, "invalid ODR config: code_leak_patterns[0] does not compile"),
         ({"max_round": 3}, "invalid ODR config: Property 'max_round' is not allowed by the schema"),
     ):
