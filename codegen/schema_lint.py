@@ -223,19 +223,21 @@ def correctness(sf: SourceFile, known: Engine, annotations: frozenset[str]) -> I
     if not isinstance(schema, dict):
         yield _diag(sf, "", "a schema file must hold a JSON object (or true/false)")
         return
-    meta = sorted(
-        Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema), key=lambda e: list(e.absolute_path)
-    )
-    for error in meta:
-        yield _diag(sf, pointer(error.absolute_path), f"not a valid 2020-12 schema: {error.message}")
+    found = [
+        _diag(sf, pointer(error.absolute_path), f"not a valid 2020-12 schema: {error.message}")
+        for error in sorted(
+            Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema),
+            key=lambda e: list(e.absolute_path),
+        )
+    ]
     for ptr, sub in subschemas(schema):
         if isinstance(sub, dict):
-            yield from _dialect(sf, ptr, sub, known)
-            yield from _keywords(sf, ptr, sub, annotations)
-            yield from _unmeant(sf, ptr, sub)
-    refs = list(_refs(sf, known))
-    yield from refs
-    if not refs and not meta:
+            found.extend(_dialect(sf, ptr, sub, known))
+            found.extend(_keywords(sf, ptr, sub, annotations))
+            found.extend(_unmeant(sf, ptr, sub))
+    found.extend(_refs(sf, known))
+    yield from found
+    if not found:  # the engine's own refusal, for what the rules above do not name
         yield from _compiles(sf, known)
 
 

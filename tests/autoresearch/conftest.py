@@ -123,11 +123,17 @@ class Lab:
         """The repository's lock file."""
         return self.repo / ".rcs/state/autoresearch-state.json"
 
-    def wait_for(self, path: Path, timeout: float = 30) -> None:
-        """Wait until ``path`` exists."""
+    def wait_for(self, path: Path, timeout: float = 30) -> str:
+        """Wait until ``path`` has content, and return it (a file that exists may not be written yet)."""
         deadline = time.monotonic() + timeout
-        while not path.exists():
-            assert time.monotonic() < deadline, f"timed out waiting for {path}"
+        while True:
+            try:
+                text = path.read_text()
+            except FileNotFoundError:
+                text = ""
+            if text:
+                return text
+            assert time.monotonic() < deadline, f"timed out waiting for content in {path}"
             time.sleep(0.02)
 
 

@@ -13,17 +13,25 @@ import sys
 import time
 from pathlib import Path
 
+
+def publish(path: str, text: str) -> None:
+    """Write a file the tests wait on atomically: a reader sees nothing or all of it."""
+    temp = f"{path}.{os.getpid()}.tmp"
+    Path(temp).write_text(text)
+    os.replace(temp, path)
+
+
 mode = Path("mode.txt").read_text().strip() if Path("mode.txt").exists() else "ok"
 score = float(Path("score.txt").read_text()) if Path("score.txt").exists() else 0.0
 print(f"evaluating mode={mode} score={score}", file=sys.stderr)
 if mode == "hang":
     time.sleep(60)
 if mode == "ready":
-    Path(os.environ["EVAL_READY"]).write_text(str(os.getpid()))
+    publish(os.environ["EVAL_READY"], str(os.getpid()))
     time.sleep(60)
 if mode == "grandchild":
     child = subprocess.Popen(["sleep", "60"])
-    Path(os.environ["EVAL_PID_FILE"]).write_text(str(child.pid))
+    publish(os.environ["EVAL_PID_FILE"], str(child.pid))
 if mode == "droppings":
     Path("junk.txt").write_text("junk")
     Path("build/ro").mkdir(parents=True, exist_ok=True)

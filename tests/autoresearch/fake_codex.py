@@ -34,6 +34,13 @@ import time
 from pathlib import Path
 
 
+def publish(path: Path, text: str) -> None:
+    """Write a file others read while this process runs atomically: they see nothing or all of it."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.write_text(text)
+    os.replace(temp, path)
+
+
 def git(*args: str) -> str:
     done = subprocess.run(["git", *args], check=True, capture_output=True, text=True)
     return done.stdout.strip()
@@ -46,7 +53,7 @@ def main() -> int:
     if log:
         Path(log).mkdir(parents=True, exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k.startswith("RCS_AUTORESEARCH_")}
-        Path(log, f"{iteration}.json").write_text(json.dumps({"argv": sys.argv, "stdin": stdin, "env": env}))
+        publish(Path(log, f"{iteration}.json"), json.dumps({"argv": sys.argv, "stdin": stdin, "env": env}))
     plan = json.loads(Path(os.environ["FAKE_CODEX_PLAN"]).read_text())
     step = plan.get(iteration, plan.get("default", {}))
     for path, text in step.get("write", {}).items():
@@ -79,7 +86,7 @@ def main() -> int:
             candidate["base_commit"] = git("rev-list", "--max-parents=0", "HEAD").splitlines()[0]
         candidate_path.write_text(json.dumps(candidate))
     if "ready" in step:
-        Path(step["ready"]).write_text(str(os.getpid()))
+        publish(Path(step["ready"]), str(os.getpid()))
     if "signal" in step:
         os.kill(os.getppid(), getattr(signal, step["signal"]))
     if "sleep" in step:

@@ -24,7 +24,7 @@ def test_worker_timeout_kills_its_group(tmp_path: Path) -> None:
     assert lab.decisions() == ["baseline", "error", "keep"]
     assert _last(lab)["iteration"] == 2 and lab.ledger()[1]["reason"] == "worker failed: worker timed out"
     assert lab.ledger()[1]["discard_ref"] is not None  # the commit it made before hanging is kept reachable
-    assert not pid_alive(int(ready.read_text()))
+    assert not pid_alive(int(lab.wait_for(ready)))
 
 
 def test_worker_nonzero_exit(lab: Lab) -> None:
@@ -139,7 +139,7 @@ def test_evaluator_grandchild_is_killed(lab: Lab) -> None:
     assert lab.rcs("--max-iterations", "1", "mission").returncode == 0
     assert time.monotonic() - start < 30  # the sleeping grandchild holds stdout open: no pipe, no hang
     assert lab.decisions() == ["baseline", "keep"]
-    assert not pid_alive(int(pid_file.read_text()))
+    assert not pid_alive(int(lab.wait_for(pid_file)))
 
 
 def test_evaluator_droppings_removed_from_worktree_only(lab: Lab) -> None:

@@ -93,8 +93,7 @@ def _interrupt(lab: Lab, phase: str, signum: int) -> tuple[subprocess.Popen[str]
         lab.env["EVAL_READY"] = str(ready)
         lab.set_plan({"1": score_step(5, "ready")})
     process = lab.start("mission")
-    lab.wait_for(ready)
-    child = int(ready.read_text())
+    child = int(lab.wait_for(ready))
     process.send_signal(signum)
     return process, child
 
