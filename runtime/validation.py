@@ -118,6 +118,16 @@ def _schema_stage(kind: Kind, text: str | bytes, rules: DomainRules) -> tuple[li
     return [], _model(kind, text)
 
 
+def schema_verdict(kind: Kind, text: str | bytes) -> list[RcsError]:
+    """The schema-level verdict (steps 1-3): the syntax or schema errors of ``text``; none when valid.
+
+    When the schema accepts the text, its typed model is built too (a model that disagreed would
+    raise ``ModelDisagreement``), but the domain's own rules are not run.
+    """
+    errors, _ = _schema_stage(kind, text, rules_for(kind.domain))
+    return errors
+
+
 def violations(kind: Kind, text: str | bytes, context: Context) -> Iterator[RcsError]:
     """Every violation of ``text`` as an artifact of ``kind``, in document order."""
     rules = rules_for(kind.domain)

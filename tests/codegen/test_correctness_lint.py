@@ -238,7 +238,8 @@ def test_user_kinds_of_any_shape_validate(project: Path) -> None:
     (domain / "anything.schema.json").write_text("true\n")
     (domain / "count.schema.json").write_text('{"type": "integer", "minimum": 1}\n')
     (domain / "either.schema.json").write_text('{"anyOf": [{"type": "string"}, {"type": "array", "items": {}}]}\n')
-    (project / "pyproject.toml").write_text((project / "pyproject.toml").read_text() + "\n[tool.rcs]\nhouse-style = false\n")
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "\n[tool.rcs]\nhouse-style = false\n")
     compiled = run_rcs(["codegen"], project=project)
     assert compiled.returncode == 0, compiled.stderr
     samples = {"count": ("2.0", "0"), "either": ('["x"]', "3"), "anything": ("null", None)}
