@@ -236,8 +236,9 @@ def cases() -> list[dict[str, Any]]:
     partial = bases()["evidence/partial_result"]
     for raw, verdict in (("true", True), ("1", False), ("1.0", False), ("false", False), ('"true"', False)):
         add("evidence/partial_result", f"partial {raw}", text_with(partial, ("partial",), raw), verdict)
-    add("evidence/partial_result", "duplicate member, the last one wins",
-        '{"partial": false, "partial": true, "reason": "r"}', True, "RFC 8259 4 leaves it open; rcs keeps the last value")  # fmt: skip
+    duplicate = '{"partial": false, "partial": true, "reason": "r"}'
+    last_wins = "RFC 8259 4 leaves it open; rcs keeps the last value"
+    add("evidence/partial_result", "duplicate member, the last one wins", duplicate, True, last_wins)
     add("evidence/partial_result", "limit as a float", '{"partial": true, "reason": "r", "limit": 2.5}', True)
     return found
 
