@@ -15,9 +15,17 @@ from typing import Any
 
 import pydantic_core
 
-# Only a literal with a three-digit exponent or 300 digits can overflow a double: a cheap scan
-# decides whether the parsed value needs a look for infinities at all.
-_MAY_OVERFLOW = re.compile(rb"[eE][+]?0*[1-9][0-9]{2}|[0-9]{300}")
+# A literal reaches a double's limit (about 1.8e308) only with 100 or more digits in a row or an
+# exponent of three or more digits: with every digit made "0" (and "E" "e"), both are plain byte
+# searches, so only a text that may hold such a literal has its parsed value searched for infinities.
+_DIGITS = bytes.maketrans(b"123456789E", b"000000000e")
+_LONG_EXPONENT = re.compile(rb"e\+?000")
+_LONG_RUN = b"0" * 100
+
+
+def _may_overflow(raw: bytes) -> bool:
+    digits = raw.translate(_DIGITS)
+    return _LONG_RUN in digits or _LONG_EXPONENT.search(digits) is not None
 
 
 class JsonTextError(ValueError):
@@ -41,10 +49,10 @@ def _has_infinity(value: Any) -> bool:
 def parse(text: str | bytes) -> Any:
     """The JSON value of ``text``; raises JsonTextError."""
     try:
-        value = pydantic_core.from_json(text, allow_inf_nan=False)
+        value = pydantic_core.from_json(text, allow_inf_nan=False, cache_strings=False)
     except ValueError as exc:
         raise JsonTextError(str(exc)) from None
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    if _MAY_OVERFLOW.search(raw) is not None and _has_infinity(value):
+    if _may_overflow(raw) and _has_infinity(value):
         raise JsonTextError("a number is too large for a 64-bit float (I-JSON, RFC 7493 section 2.2)")
     return value

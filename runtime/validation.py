@@ -3,9 +3,10 @@
 1. the text is read as JSON (``runtime/json_text.py``); a syntax error is the domain's JSON_SYNTAX;
 2. the JSON Schema engine (``runtime/engine.py``) decides, exactly as draft 2020-12 says; its
    errors become the domain's schema errors (``runtime/schema_errors.py``);
-3. only then is the text parsed into the generated model (R-GEN-3), which is generated from a view
-   of the schema that can only be looser (``codegen/view.py``): it cannot reject what the schema
-   accepted, and if it ever did, that is an rcs bug, raised as ``ModelDisagreement``;
+3. only then is the value turned into the generated model (strict; R-GEN-3: the value is what
+   ``model_validate_json`` would read, see ``runtime.kinds.parser_of``), which is generated from a
+   view of the schema that can only be looser (``codegen/view.py``): it cannot reject what the
+   schema accepted, and if it ever did, that is an rcs bug, raised as ``ModelDisagreement``;
 4. the domain's own rules run on the model.
 
 Each domain with hand-written rules has a ``runtime.<domain>.checks`` module offering:
@@ -94,10 +95,10 @@ def rules_for(domain: str) -> DomainRules:
     )
 
 
-def _model(kind: Kind, text: str | bytes) -> Any:
-    """The typed model of text the schema accepted."""
+def _model(kind: Kind, value: Any) -> Any:
+    """The typed model of a value the schema accepted."""
     try:
-        return parser_of(kind)(text)
+        return parser_of(kind)(value)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = list(first["loc"])
@@ -115,7 +116,7 @@ def _schema_stage(kind: Kind, text: str | bytes, rules: DomainRules) -> tuple[li
     found = engine.errors(kind.uri, value)
     if found:
         return list(schema_errors(found, rules.errors, rules.special(model_of(kind)))), None
-    return [], _model(kind, text)
+    return [], _model(kind, value)
 
 
 def schema_verdict(kind: Kind, text: str | bytes) -> list[RcsError]:

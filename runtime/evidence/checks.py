@@ -17,7 +17,7 @@ from generated.evidence.literature_map_schema import LiteratureMap
 from generated.evidence.report import SECTION_ORDER
 from generated.evidence.structured_report_schema import StructuredReport
 from runtime.engine import SchemaError
-from runtime.evidence.policy import citation_required, default_claim_policy, policy_violations
+from runtime.evidence.policy import default_claim_policy, policy_violations
 from runtime.evidence.store import EvidenceStore, bundle_violations
 from runtime.schema_errors import model_at
 from runtime.validation import Check, Context, Special
@@ -34,7 +34,8 @@ def _store(context: Context, refs: Refs) -> Iterator[RcsError]:
 def _resolve(context: Context, refs: Refs) -> Iterator[RcsError]:
     store: EvidenceStore = context.evidence
     for location, ref in refs:
-        yield from store.ref_violations(ref, location)
+        if not store.resolves(ref):
+            yield from store.ref_violations(ref, location)
 
 
 def check_literature_map(model: BaseModel, context: Context) -> Iterator[RcsError]:
@@ -88,6 +89,9 @@ def check_report(model: BaseModel, context: Context) -> Iterator[RcsError]:
         yield ERRORS.section_order(expected=", ".join(SECTION_ORDER), found=", ".join(found), location=("sections",))
     policy = context.claim_policy if isinstance(context.claim_policy, ClaimPolicy) else default_claim_policy()
     allowed = ", ".join(entry.name for entry in policy.severities)
+    # The first entry of a severity decides, as in citation_required (a duplicate is reported apart).
+    requirement = {entry.name: entry.citation_required for entry in reversed(policy.severities)}
+    store: EvidenceStore = context.evidence
     claim_ids: set[str] = set()
     for s_index, section in enumerate(model.sections):
         used: set[str] = set()
@@ -98,7 +102,7 @@ def check_report(model: BaseModel, context: Context) -> Iterator[RcsError]:
                     what="claim", field="claim_id", value=claim.claim_id, location=where + ("claim_id",)
                 )
             claim_ids.add(claim.claim_id)
-            required = citation_required(policy, claim.severity)
+            required = requirement.get(claim.severity)
             keys = claim.citation_keys if isinstance(claim.citation_keys, list) else []
             if required is None:
                 yield ERRORS.unknown_severity(
@@ -113,10 +117,11 @@ def check_report(model: BaseModel, context: Context) -> Iterator[RcsError]:
                         claim_id=claim.claim_id, citation_key=key, location=where + ("citation_keys", k_index)
                     )
         for key, ref in section.citations.items():
-            where = ("sections", s_index, "citations", key)
             if key not in used:
+                where = ("sections", s_index, "citations", key)
                 yield ERRORS.unused_citation_key(section=section.section, citation_key=key, location=where)
-            yield from _resolve(context, [(where, ref)])
+            if not store.resolves(ref):
+                yield from store.ref_violations(ref, ("sections", s_index, "citations", key))
 
 
 def check_experiment_plan(model: BaseModel, context: Context) -> Iterator[RcsError]:

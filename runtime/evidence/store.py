@@ -125,6 +125,16 @@ class EvidenceStore:
     def __len__(self) -> int:
         return len(self._snapshots) + len(self._snippets)
 
+    def resolves(self, ref: EvidenceRef) -> bool:
+        """True when ``ref_violations`` would find nothing (the common case, checked without generators)."""
+        snippet = self._snippets.get(ref.snippet_id)
+        if snippet is None or ref.snapshot_id != snippet.snapshot_id:
+            return False
+        start, end = ref.start_char, ref.end_char
+        if not isinstance(start, int) and not isinstance(end, int):
+            return True
+        return isinstance(start, int) and isinstance(end, int) and snippet.start_char <= start < end <= snippet.end_char
+
     def ref_violations(self, ref: EvidenceRef, location: Location = ()) -> Iterator[E.ContractViolationError]:
         """Why ``ref`` does not resolve (R-EV-2); nothing when it does."""
         snippet = self._snippets.get(ref.snippet_id)
