@@ -46,13 +46,26 @@ def _has_infinity(value: Any) -> bool:
     return False
 
 
-def parse(text: str | bytes) -> Any:
-    """The JSON value of ``text``; raises JsonTextError."""
+OVERFLOW = "a number is too large for a 64-bit float (I-JSON, RFC 7493 section 2.2)"
+
+
+def read(text: str | bytes) -> Any:
+    """The JSON value of ``text``, overflowing numbers not yet looked for; raises JsonTextError."""
     try:
-        value = pydantic_core.from_json(text, allow_inf_nan=False, cache_strings=False)
+        return pydantic_core.from_json(text, allow_inf_nan=False, cache_strings=False)
     except ValueError as exc:
         raise JsonTextError(str(exc)) from None
+
+
+def overflows(text: str | bytes, value: Any) -> bool:
+    """Whether ``value`` (read from ``text``) holds a number that overflowed to infinity."""
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    if _may_overflow(raw) and _has_infinity(value):
-        raise JsonTextError("a number is too large for a 64-bit float (I-JSON, RFC 7493 section 2.2)")
+    return _may_overflow(raw) and _has_infinity(value)
+
+
+def parse(text: str | bytes) -> Any:
+    """The JSON value of ``text``; raises JsonTextError (an overflowing number included)."""
+    value = read(text)
+    if overflows(text, value):
+        raise JsonTextError(OVERFLOW)
     return value

@@ -75,6 +75,20 @@ def parser_of(kind: Kind) -> Callable[[Any], Any]:
     return adapter.validate_python
 
 
+_UNTYPED = re.compile(r"'type': 'any'|'extra_fields_behavior': 'allow'|'extra_behavior': 'allow'")
+
+
+@cache
+def holds_untyped(kind: Kind) -> bool:
+    """Whether the kind's model keeps some value without validating it (an ``Any`` field, extra
+    members of an open object, a type alias): there, unlike in typed fields, an infinite float is
+    not refused by the model (``runtime/validation.py`` then looks for one itself)."""
+    model = model_of(kind)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return True
+    return _UNTYPED.search(repr(model.__pydantic_core_schema__)) is not None
+
+
 @cache
 def _by_model() -> dict[tuple[str, str], Kind]:
     return {(k.module, k.model): k for k in KINDS.values()}

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from generated._support import Kind, Location, RcsError
 from runtime import engine, json_text
-from runtime.kinds import model_of, parser_of
+from runtime.kinds import holds_untyped, model_of, parser_of
 from runtime.schema_errors import SchemaErrorFactories, schema_errors
 
 
@@ -108,15 +108,32 @@ def _model(kind: Kind, value: Any) -> Any:
 
 
 def _schema_stage(kind: Kind, text: str | bytes, rules: DomainRules) -> tuple[list[RcsError], Any]:
-    """Steps 1-3: the syntax and schema errors, or none and the typed model."""
+    """Steps 1-3: the syntax and schema errors, or none and the typed model.
+
+    An overflowing number (``1e400``) is read as infinity, which the engine sees as null. It is a
+    syntax error (I-JSON), looked for only where it could change the outcome: when the engine
+    rejects the text, when the model rejects it, or when the kind's model holds values it does not
+    type (``holds_untyped``), where an infinity could pass unseen. A fully typed model rejects every
+    infinity itself (``allow_inf_nan=False``), so valid texts of such kinds skip the byte scan.
+    """
+    overflow = [rules.errors.json_syntax(detail=json_text.OVERFLOW, location=())]
     try:
-        value = json_text.parse(text)
+        value = json_text.read(text)
     except json_text.JsonTextError as exc:
         return [rules.errors.json_syntax(detail=str(exc), location=())], None
     found = engine.errors(kind.uri, value)
     if found:
+        if json_text.overflows(text, value):
+            return overflow, None
         return list(schema_errors(found, rules.errors, rules.special(model_of(kind)))), None
-    return [], _model(kind, value)
+    if holds_untyped(kind) and json_text.overflows(text, value):
+        return overflow, None
+    try:
+        return [], _model(kind, value)
+    except ModelDisagreement:
+        if json_text.overflows(text, value):
+            return overflow, None
+        raise
 
 
 def schema_verdict(kind: Kind, text: str | bytes) -> list[RcsError]:

@@ -168,3 +168,35 @@ def test_model_from_value_equals_model_from_text() -> None:
         assert from_value == model_of(kind).model_validate_json(case["text"]), case["id"]
         checked += 1
     assert checked >= 100
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_an_overflowing_number_is_invalid_json_wherever_it_stands(kind: str) -> None:
+    """I-JSON: 1e400 anywhere is refused as invalid JSON, whether the engine, which reads it as null,
+    accepts null there (a nullable number: the model refuses the infinity) or not, and in kinds
+    whose model types every value as in kinds holding free-form data."""
+    from runtime import kinds
+
+    @settings(SETTINGS, max_examples=10)
+    @given(doc=generator(kind), data=st.data())
+    def check(doc: Any, data: st.DataObject) -> None:
+        spots = [p for p in paths(doc) if p and isinstance(_parent(doc, p)[p[-1]], (int, float, type(None)))]
+        if not spots:
+            return
+        path = data.draw(st.sampled_from(spots))
+        _parent(doc, path)[path[-1]] = "\u0000marker"
+        text = json.dumps(doc).replace(json.dumps("\u0000marker"), "-1e400" if len(path) % 2 else "1e400")
+        errors = validation.schema_verdict(KINDS[kind], text)
+        assert [str(e) for e in errors] == [f"Invalid JSON: {json_text.OVERFLOW}"], kinds.holds_untyped(KINDS[kind])
+
+    from runtime import json_text
+
+    check()
+
+
+def test_holds_untyped_sees_open_objects_and_any() -> None:
+    from runtime import kinds
+
+    assert kinds.holds_untyped(KINDS["evidence/literature_map"])  # node metadata is free-form
+    assert not kinds.holds_untyped(KINDS["evidence/structured_report"])
+    assert not kinds.holds_untyped(KINDS["autoresearch/ledger"])

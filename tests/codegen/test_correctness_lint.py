@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codegen.cli import run
-from tests.codegen.test_lint import compile_errors, edit_json, line_of
+from tests.codegen.test_lint import compile_errors, line_of
 from tests.conftest import run_python, run_rcs
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"
