@@ -52,26 +52,6 @@ REPLACED = {
 }
 
 
-def subschemas(schema: Any, ptr: str = "") -> Iterator[tuple[str, Any]]:
-    """Every schema inside ``schema`` (itself included, booleans too) with its JSON pointer."""
-    yield ptr, schema
-    if not isinstance(schema, dict):
-        return
-    for key in SCHEMA_MAPS:
-        members = schema.get(key)
-        if isinstance(members, dict):
-            for name, sub in members.items():
-                yield from subschemas(sub, f"{ptr}/{escape(key)}/{escape(name)}")
-    for key in SCHEMA_LISTS:
-        members = schema.get(key)
-        if isinstance(members, list):
-            for index, sub in enumerate(members):
-                yield from subschemas(sub, f"{ptr}/{key}/{index}")
-    for key in SCHEMA_ONE:
-        if key in schema:
-            yield from subschemas(schema[key], f"{ptr}/{key}")
-
-
 def children(schema: Any, ptr: str) -> Iterator[tuple[str, Any]]:
     """The schemas directly inside ``schema`` (one level), with their pointers."""
     if not isinstance(schema, dict):
@@ -89,3 +69,10 @@ def children(schema: Any, ptr: str) -> Iterator[tuple[str, Any]]:
     for key in SCHEMA_ONE:
         if key in schema:
             yield f"{ptr}/{key}", schema[key]
+
+
+def subschemas(schema: Any, ptr: str = "") -> Iterator[tuple[str, Any]]:
+    """Every schema inside ``schema`` (itself included, booleans too) with its JSON pointer."""
+    yield ptr, schema
+    for child_ptr, child in children(schema, ptr):
+        yield from subschemas(child, child_ptr)

@@ -26,6 +26,8 @@ from referencing.jsonschema import DRAFT202012
 from generated._documents import DOCUMENTS
 from generated.kinds import KINDS
 from runtime import validation
+from tests import json_data
+from tests.json_data import paths
 
 REFERENCE_BASE = "https://rcs.test/"  # the reference resolves relative ids under a scheme it knows
 SETTINGS = settings(
@@ -33,15 +35,7 @@ SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
-json_scalars = (
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=6,
-)
+json_values = json_data.json_values(text=12, leaves=6)
 
 
 def _reference_uri(uri: str) -> str:
@@ -71,18 +65,6 @@ def reference(kind: str) -> Draft202012Validator:
         registry=Registry().with_resources(resources),
         format_checker=Draft202012Validator.FORMAT_CHECKER,
     )
-
-
-def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every path to a value inside a JSON document."""
-    found = [prefix]
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            found.extend(paths(sub, (*prefix, key)))
-    elif isinstance(value, list):
-        for index, sub in enumerate(value):
-            found.extend(paths(sub, (*prefix, index)))
-    return found
 
 
 def _parent(doc: Any, path: tuple[Any, ...]) -> Any:

@@ -22,17 +22,10 @@ from hypothesis import strategies as st
 from generated._documents import DOCUMENTS
 from generated.kinds import KINDS
 from runtime import cli, engine, validation
+from tests import json_data
 
 SUITE_KINDS = sorted(k for k in KINDS if k.startswith(("suite_", "format_")))
-json_scalars = (
-    st.none() | st.booleans() | st.integers(-(2**80), 2**80) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=10)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
-    max_leaves=10,
-)
+json_values = json_data.json_values(max_int=2**80, text=10, leaves=10)
 FUZZ = settings(deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
 

@@ -23,7 +23,9 @@ from runtime.evidence import (
     iter_violations,
     validate_artifact,
 )
+from tests import json_data
 from tests.conftest import ROOT
+from tests.json_data import paths
 
 EXAMPLES = ROOT / "examples" / "evidence"
 BUNDLE = EXAMPLES / "bundle.json"
@@ -43,26 +45,7 @@ ERROR_NAMES = {
 }
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-json_scalars = (
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=20)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-    max_leaves=8,
-)
-
-
-def paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every path to a value inside a JSON document."""
-    found = [prefix]
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            found.extend(paths(sub, (*prefix, key)))
-    elif isinstance(value, list):
-        for index, sub in enumerate(value):
-            found.extend(paths(sub, (*prefix, index)))
-    return found
+json_values = json_data.json_values()
 
 
 @st.composite
