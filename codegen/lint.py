@@ -2,7 +2,8 @@
 
 * schema files (artifact, table and the project's resources): ``codegen/schema_lint.py``,
   correctness rules always, house-style rules unless ``[tool.rcs] house-style = false``;
-* rule tables: valid against their table schema (R-GEN-2); every code/name listed once; every error
+* rule tables: valid against their table schema (R-GEN-2), judged by the same JSON Schema engine
+  as artifacts (formats asserted); every code/name listed once; every error
   class a code names exists; every template placeholder is a field the error carries;
 * names: domains, schemas and tables become Python modules and kind names.
 """
@@ -15,12 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.exceptions import NoSuchResource
-from referencing.jsonschema import DRAFT202012
+import jsonschema_rs
 
-from codegen import schema_lint
+from codegen import engine, schema_lint
 from codegen.diagnostics import Diagnostic
 from codegen.positions import escape, line_of, pointer
 from codegen.schema_lint import shorthand_escapes
@@ -93,15 +91,18 @@ def _lint_templates(sf: SourceFile, items: Any, ptr: str, text_key: str) -> Iter
                 yield _diag(sf, where, f"template placeholder {{{name}}} is not a field the error carries")
 
 
-def lint_table(table: Table, registry: Registry[Any]) -> Iterator[Diagnostic]:
-    """Validate one rule table against its schema and the table rules."""
+def lint_table(table: Table, known: schema_lint.Engine) -> Iterator[Diagnostic]:
+    """Validate one rule table against its schema (the same engine as artifacts) and the table rules."""
     sf = table.source
-    # Anchor the table schema at its file, so its relative $id and $refs resolve like on disk.
-    anchored = dict(table.schema.data, **{"$id": table.schema.path.as_uri()})
-    validator = Draft202012Validator(anchored, registry=registry)
-    errors = sorted(validator.iter_errors(sf.data), key=lambda e: [str(p) for p in e.absolute_path])
+    if known.registry is None:
+        return  # the schemas could not be registered; reported once by check()
+    try:
+        validator = engine.compile_schema(table.schema.data, table.schema.uri, known.registry)
+    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError):
+        return  # the table schema's own lint reports why
+    errors = sorted(validator.iter_errors(sf.data), key=lambda e: [str(p) for p in e.instance_path])
     for error in errors:
-        yield _diag(sf, pointer(error.absolute_path), f"{error.message} (table schema {table.schema.rel})")
+        yield _diag(sf, pointer(error.instance_path), f"{error.message} (table schema {table.schema.rel})")
     if errors:
         return
     if not (TEMPLATES / f"{table.kind}.py.j2").is_file():
@@ -131,27 +132,28 @@ def lint_table(table: Table, registry: Registry[Any]) -> Iterator[Diagnostic]:
                 if name not in parsers:
                     yield _diag(sf, f"/parse_errors/{index}/applies_to", f"unknown parser {name!r}")
     elif table.kind == "autoresearch_config":
-        yield from _lint_autoresearch(sf, data, registry)
+        yield from _lint_autoresearch(sf, data, known)
     elif table.kind == "budgets" and data["default_mode"] not in {m["name"] for m in data["modes"]}:
         yield _diag(sf, "/default_mode", f"default_mode {data['default_mode']!r} is not a listed mode")
 
 
-def _schema_enum(sf: SourceFile, ref: str, registry: Registry[Any]) -> list[Any] | None:
+def _schema_enum(sf: SourceFile, ref: str, known: schema_lint.Engine) -> list[Any] | None:
     """The ``enum`` a ``<file>#<pointer>`` reference (relative to the table) names, or None."""
-    file, _, fragment = ref.partition("#")
+    assert known.registry is not None
     try:
-        found = registry.resolver().lookup((sf.path.parent / file).as_uri() + "#" + fragment).contents
-    except Exception:  # referencing raises several unrelated types for an unresolvable reference
+        found = known.registry.resolver(sf.uri).lookup(ref).contents
+    except (jsonschema_rs.ReferencingError, ValueError):
         return None
-    return found.get("enum") if isinstance(found, dict) else None
+    enum = found.get("enum") if isinstance(found, dict) else None
+    return enum if isinstance(enum, list) else None
 
 
-def _lint_autoresearch(sf: SourceFile, data: dict[str, Any], registry: Registry[Any]) -> Iterator[Diagnostic]:
+def _lint_autoresearch(sf: SourceFile, data: dict[str, Any], known: schema_lint.Engine) -> Iterator[Diagnostic]:
     """Enums agree with the schemas; every rule names known values; every case has a rule."""
     names: dict[str, list[str]] = {}
     for key in ("candidate_statuses", "decisions", "keep_policies", "manifest_statuses"):
         names[key] = [v["name"] for v in data[key]["values"]]
-        enum = _schema_enum(sf, data[key]["enum"], registry)
+        enum = _schema_enum(sf, data[key]["enum"], known)
         if enum is None:
             yield _diag(sf, f"/{key}/enum", f"{data[key]['enum']} names no schema enum")
         elif enum != names[key]:
@@ -231,21 +233,6 @@ def _lint_domain_errors(domain: Domain, house_style: bool) -> Iterator[Diagnosti
             yield Diagnostic(tables[0].source.rel, 1, f"the errors table must define {code} (used by rcs validate)")
 
 
-def build_registry(project: Project) -> Registry[Any]:
-    """A referencing registry of the table schemas, under their file URIs (for rule tables)."""
-    resources: list[tuple[str, Resource[Any]]] = []
-    for sf in project.all_schemas:
-        if isinstance(sf.data, dict):
-            resource = Resource.from_contents(sf.data, default_specification=DRAFT202012)
-            resources.append((sf.path.as_uri(), resource))
-    return Registry(retrieve=_no_retrieval).with_resources(resources)  # type: ignore[call-arg]
-
-
-def _no_retrieval(uri: str) -> Resource[Any]:
-    # Nothing downloads at run time: an unknown URI is simply unresolvable.
-    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs-made __init__
-
-
 def _schema_files(project: Project) -> list[tuple[SourceFile, bool]]:
     """(file, is an artifact schema) for every schema file the compiler lints."""
     files = [(sf, True) for domain in project.domains for sf in domain.schemas]
@@ -254,7 +241,6 @@ def _schema_files(project: Project) -> list[tuple[SourceFile, bool]]:
 
 def check(project: Project) -> list[Diagnostic]:
     """Every lint diagnostic of the project, sorted by file and line."""
-    registry = build_registry(project)
     files = _schema_files(project)
     documents = [(sf.uri, sf.data) for sf, _ in files] + [(r.uri, r.source.data) for r in project.resources]
     known = schema_lint.build_engine(documents)
@@ -269,7 +255,7 @@ def check(project: Project) -> list[Diagnostic]:
             found.extend(schema_lint.house_style(sf, artifact))
     for domain in project.domains:
         for table in domain.tables:
-            found.extend(lint_table(table, registry))
+            found.extend(lint_table(table, known))
         found.extend(_lint_domain_errors(domain, settings.house_style))
         found.extend(_lint_names(domain))
     return sorted(set(found))

@@ -133,8 +133,8 @@ def test_table_is_validated_against_its_schema(project: Path, capsys: pytest.Cap
     table.write_text(text)
     errors = compile_errors(project, capsys)
     assert errors == [
-        f"schemas/evidence/budgets.yaml:{line_of(table, 'sundial')}: 'sundial' is not one of ['charge', 'clock', "
-        "'per_stage'] (table schema schemas/tables/budgets.schema.json)"
+        f'schemas/evidence/budgets.yaml:{line_of(table, "sundial")}: "sundial" is not one of "charge", "clock" or '
+        '"per_stage" (table schema schemas/tables/budgets.schema.json)'
     ]
 
 
@@ -176,7 +176,7 @@ def test_code_needs_a_message_and_known_class(project: Path, capsys: pytest.Capt
     table = project / "schemas/evidence/errors.yaml"
     table.write_text(table.read_text() + "  - code: NEW_ONE\n    class: MadeUpError\n")
     text = "\n".join(compile_errors(project, capsys))
-    assert "'message' is a required property" in text
+    assert '"message" is a required property' in text
 
 
 def test_unknown_class(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
