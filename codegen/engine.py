@@ -48,6 +48,96 @@ ASSERTED_FORMATS = frozenset(
 # Keyword arguments of jsonschema_rs.validator_for besides the schema, registry and base URI.
 OPTIONS: Mapping[str, Any] = {"validate_formats": True, "ignore_unknown_formats": False}
 
+# RFC 3339 5.6's grammar (full-date, full-time, date-time) with ASCII digits. jsonschema-rs 0.60.3
+# takes "*+,-./" for a digit in these three formats; the runtime checks these shapes as well as the
+# engine's own test (runtime/engine.py), which keeps deciding ranges, leap years and leap seconds.
+_DATE = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_TIME = "[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.][0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})"
+FORMAT_SHAPES: Mapping[str, str] = {"date": _DATE, "time": _TIME, "date-time": f"{_DATE}[Tt]{_TIME}"}
+
+# The engine reads "." and "\b" as Rust's regex does; ECMA-262, which draft 2020-12 names, means:
+_ECMA_DOT = "[^\n\r\u2028\u2029]"  # any character but a line terminator
+_WORD = "[A-Za-z0-9_]"  # ECMA-262's word characters (ASCII, also under the u flag)
+_ECMA_BOUNDARY = f"(?:(?<={_WORD})(?!{_WORD})|(?<!{_WORD})(?={_WORD}))"
+_ECMA_NON_BOUNDARY = f"(?:(?<={_WORD})(?={_WORD})|(?<!{_WORD})(?!{_WORD}))"
+
+
+def ecma_pattern(pattern: str) -> str:
+    """``pattern`` with ``.``, ``\b`` and ``\\B`` spelled out as ECMA-262 means them, for the engine.
+
+    Everything else is left to the engine, whose reading agrees with ECMA-262 there (shown by the
+    suite's ecmascript-regex tests and a differential run against node). Inside a character class
+    ``.`` is a dot and ``\b`` a backspace in both, so classes are copied as they are.
+    """
+    out: list[str] = []
+    index, in_class = 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern):
+            pair = pattern[index : index + 2]
+            if not in_class and pair == "\\b":
+                out.append(_ECMA_BOUNDARY)
+            elif not in_class and pair == "\\B":
+                out.append(_ECMA_NON_BOUNDARY)
+            else:
+                out.append(pair)
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern.startswith("[]", index) or pattern.startswith("[^]", index):
+                # "[]" (nothing) and "[^]" (anything): ECMA-262 classes whose "]" does not close them
+                closing = index + (2 if pattern[index + 1] == "]" else 3)
+                out.append(pattern[index:closing])
+                index, in_class = closing, False
+                continue
+        elif char == ".":
+            out.append(_ECMA_DOT)
+            index += 1
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def rewritten_patterns(schema: Any) -> dict[str, str]:
+    """Every pattern ``engine_document`` changes: as the engine reads it -> as the schema wrote it."""
+    found: dict[str, str] = {}
+    stack = [schema]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            written = [current["pattern"]] if isinstance(current.get("pattern"), str) else []
+            if isinstance(current.get("patternProperties"), dict):
+                written.extend(current["patternProperties"])
+            found.update((ecma_pattern(p), p) for p in written if ecma_pattern(p) != p)
+            stack.extend(v for k, v in current.items() if k not in ("const", "enum", "default", "examples"))
+        elif isinstance(current, list):
+            stack.extend(current)
+    return found
+
+
+def engine_document(schema: Any) -> Any:
+    """The schema as the engine compiles it: every ``pattern`` and ``patternProperties`` regex in
+    ECMA-262's reading (``ecma_pattern``); everything else unchanged."""
+    if isinstance(schema, list):
+        return [engine_document(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "pattern" and isinstance(value, str):
+            out[key] = ecma_pattern(value)
+        elif key == "patternProperties" and isinstance(value, dict):
+            out[key] = {ecma_pattern(k): engine_document(v) for k, v in value.items()}
+        elif key in ("const", "enum", "default", "examples"):
+            out[key] = value  # data, not schemas
+        else:
+            out[key] = engine_document(value)
+    return out
+
 
 def uri_of(rel: str) -> str:
     """The URI of a project file, from its path relative to the project root."""
@@ -60,13 +150,19 @@ def refuse(uri: str) -> Any:
 
 
 def registry(documents: Iterable[tuple[str, Any]]) -> jsonschema_rs.Registry:
-    """A registry of ``(uri, document)`` pairs that never retrieves anything else."""
-    return jsonschema_rs.Registry(list(documents), retriever=refuse)
+    """A registry of ``(uri, document)`` pairs, as the engine reads them, that never retrieves anything else."""
+    return jsonschema_rs.Registry([(uri, engine_document(doc)) for uri, doc in documents], retriever=refuse)
 
 
 def compile_schema(document: Any, uri: str, known: jsonschema_rs.Registry) -> jsonschema_rs.Validator:
-    """A validator for ``document`` (at ``uri``) exactly as the runtime builds it; raises the engine's errors."""
-    return jsonschema_rs.validator_for(document, registry=known, base_uri=uri, retriever=refuse, **OPTIONS)
+    """A validator for ``document`` (at ``uri``) as the runtime builds it; raises the engine's errors.
+
+    (The runtime also holds dates and times to ``FORMAT_SHAPES``; the compiler judges only rule
+    tables and defaults with it, and no table schema uses those formats.)
+    """
+    return jsonschema_rs.validator_for(
+        engine_document(document), registry=known, base_uri=uri, retriever=refuse, **OPTIONS
+    )
 
 
 def compact(document: Any) -> str:

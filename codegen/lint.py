@@ -249,6 +249,7 @@ def check(project: Project) -> list[Diagnostic]:
         first = files[0][0].rel if files else "schemas"
         found.append(Diagnostic(first, 1, f"the schemas cannot be registered together: {known.failure}"))
     settings = project.settings
+    found.extend(schema_lint.shared_uris([sf for sf, _ in files]))
     for sf, artifact in files:
         found.extend(schema_lint.correctness(sf, known, settings.annotations))
         if settings.house_style:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from codegen import engine
+from codegen import engine, verify
 from codegen.diagnostics import CompileError, Diagnostic
 from codegen.sources import SCHEMA_SUFFIX, Domain, Project, SourceFile, Table
 from codegen.stamp import compiler_fingerprint, inputs_hash, sha256, stamp_python
@@ -105,12 +105,56 @@ def plan(project: Project) -> Plan:
 _DMCG_HEADER = "# rcs-dmcg-header"
 
 
+# Names the generated modules import: a model of that name would shadow the import.
+_IMPORTED = frozenset(
+    {"Annotated", "Any", "BaseModel", "ConfigDict", "Enum", "Field", "JsonInt", "JsonNumber", "Literal", "MISSING",
+     "RootModel", "StrictModel", "StringConstraints", "TypeAliasType", "Union"}
+)  # fmt: skip
+
+
+def _pascal(text: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^0-9A-Za-z]+", text) if part)
+
+
+def _other_class_names(schema: Any) -> set[str]:
+    """Names the generator may give other classes of the module: $defs keys, titles, property names."""
+    names: set[str] = set()
+    stack = [schema]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            for key in ("$defs", "properties", "patternProperties", "dependentSchemas"):
+                if isinstance(current.get(key), dict):
+                    names.update(current[key])
+                    names.update(_pascal(k) for k in current[key])
+            if isinstance(current.get("title"), str):
+                names.update((current["title"], _pascal(current["title"])))
+            stack.extend(v for k, v in current.items() if k not in ("const", "enum", "default", "examples"))
+        elif isinstance(current, list):
+            stack.extend(current)
+    return names
+
+
 def class_name(schema: SourceFile) -> str:
-    """The model class of a schema file: its ``title`` when that is a class name, else from the file name."""
+    """The model class of a schema file: its ``title`` when that is an ASCII class name, else from the file name.
+
+    ``Document`` is appended while the name is one the module imports or may give another class
+    (a ``$defs`` entry, a nested title, a property): the kind must name its own root model.
+    """
     title = schema.data.get("title") if isinstance(schema.data, dict) else None
-    if isinstance(title, str) and title.isidentifier() and not keyword.iskeyword(title) and title[0].isupper():
-        return title
-    return "".join(part.capitalize() for part in schema.stem.split("_") if part) or "Model"
+    name = "".join(part.capitalize() for part in schema.stem.split("_") if part) or "Model"
+    if isinstance(title, str) and title.isascii() and title.isidentifier() and title[0].isupper():
+        name = title
+    taken = _IMPORTED | (_other_class_names({k: v for k, v in schema.data.items() if k != "title"})
+                         if isinstance(schema.data, dict) else set())  # fmt: skip
+    while name in taken or keyword.iskeyword(name):
+        name += "Document"
+    return name
+
+
+def class_names(domain: Domain) -> dict[str, str]:
+    """The model class of every schema file of a domain, by its path."""
+    return {schema.rel: class_name(schema) for schema in domain.schemas}
 
 
 def _views(domain: Domain, registry: Any) -> dict[str, dict[str, Any]]:
@@ -128,9 +172,13 @@ def _views(domain: Domain, registry: Any) -> dict[str, dict[str, Any]]:
             return False
         return True
 
+    from codegen.view import file_references
+
     viewer_for: dict[str, ModelView] = {}
     views: dict[str, dict[str, Any]] = {}
     siblings = frozenset(s.path.name for s in domain.schemas)
+    references = {s.path.name: file_references(s.data) & siblings for s in domain.schemas}
+    names = class_names(domain)
     for schema in domain.schemas:
 
         def is_valid(sub: Any, value: Any, uri: str = schema.uri) -> bool:
@@ -139,15 +187,15 @@ def _views(domain: Domain, registry: Any) -> dict[str, dict[str, Any]]:
             except (jsonschema_rs.ValidationError, ValueError, jsonschema_rs.ReferencingError, UnicodeError):
                 return False
 
-        viewer_for[schema.rel] = ModelView(siblings, is_valid, pattern_ok)
-        views[schema.path.name] = viewer_for[schema.rel].document(schema.path.name, schema.data, class_name(schema))
+        viewer_for[schema.rel] = ModelView(siblings, is_valid, pattern_ok, references)
+        views[schema.path.name] = viewer_for[schema.rel].document(schema.path.name, schema.data, names[schema.rel])
     return views
 
 
-def render_models(domain: Domain, registry: Any) -> dict[str, str]:
-    """Model module bodies of one domain, keyed by module name, generated from the model views."""
+def render_models(domain: Domain, registry: Any) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """Model module bodies of one domain by module name, generated from the model views (by file name)."""
     if not domain.schemas:
-        return {}
+        return {}, {}
     from datamodel_code_generator import (
         InputFileType,
         LiteralType,
@@ -157,9 +205,10 @@ def render_models(domain: Domain, registry: Any) -> dict[str, str]:
     from datamodel_code_generator.enums import DataModelType
     from datamodel_code_generator.format import Formatter, PythonVersion
 
+    views = _views(domain, registry)
     with tempfile.TemporaryDirectory(prefix="rcs-views-") as temp:
         directory = Path(temp)
-        for name, view in _views(domain, registry).items():
+        for name, view in views.items():
             (directory / name).write_text(json.dumps(view, indent=2, ensure_ascii=True) + "\n", encoding="utf-8")
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -206,7 +255,7 @@ def render_models(domain: Domain, registry: Any) -> dict[str, str]:
         if not name.endswith(".py") or name == "__init__.py":
             continue
         modules[name[: -len(".py")]] = _strip_dmcg_header(str(text))
-    return modules
+    return modules, views
 
 
 def _strip_dmcg_header(text: str) -> str:
@@ -301,14 +350,16 @@ def render(project: Project) -> Plan:
     bodies: dict[str, str] = {}
     section_bodies: dict[str, str] = {}
     kinds: list[dict[str, str]] = []
+    views: dict[str, dict[str, Any]] = {}
     for domain in project.domains:
         base = f"generated/{domain.name}"
-        modules = render_models(domain, registry)
+        modules, domain_views = render_models(domain, registry)
+        views.update({s.rel: domain_views[s.path.name] for s in domain.schemas})
         for schema in domain.schemas:
             module = model_module(schema)
             if module not in modules:
                 raise CompileError([Diagnostic(schema.rel, 1, f"datamodel-code-generator wrote no module {module}")])
-            title = class_name(schema)
+            title = views[schema.rel]["title"]
             if title not in _CLASS_RE.findall(modules[module]) and not re.search(
                 _ALIAS_RE.format(name=title), modules[module], re.MULTILINE
             ):
@@ -341,8 +392,13 @@ def render(project: Project) -> Plan:
     bodies["generated/kinds.py"] = env.get_template("kinds.py.j2").render(kinds=sorted(kinds, key=lambda k: k["kind"]))
     bodies["generated/_documents.py"] = env.get_template("documents.py.j2").render(
         options=repr(dict(sorted(engine.OPTIONS.items()))),
-        documents=sorted((uri, engine.compact(doc)) for uri, doc in documents),
+        documents=sorted((uri, engine.compact(engine.engine_document(doc))) for uri, doc in documents),
+        shapes=repr(dict(sorted(engine.FORMAT_SHAPES.items()))),
+        patterns=sorted({k: v for _, doc in documents for k, v in engine.rewritten_patterns(doc).items()}.items()),
     )
+    problems = sorted(verify.check(bodies, kinds, views))
+    if problems:
+        raise CompileError(problems)
     outputs = tuple(Output(o.rel, o.inputs, o.inputs_hash, bodies[o.rel]) for o in skeleton.outputs)
     sections = tuple(Section(s.name, s.inputs, s.inputs_hash, section_bodies[s.name]) for s in skeleton.sections)
     return Plan(outputs, sections)

@@ -21,6 +21,7 @@ patterns, and a top-level artifact schema has a ``title`` and an optional ``$sch
 from __future__ import annotations
 
 import math
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
@@ -74,7 +75,8 @@ def build_engine(documents: list[tuple[str, Any]]) -> Engine:
         if isinstance(doc, dict) and doc.get("$schema") == DRAFT_2020_12 and "$vocabulary" in doc
     )
     try:
-        registry = jsonschema_rs.Registry(documents, retriever=record)
+        as_read = [(uri, engine.engine_document(doc)) for uri, doc in documents]
+        registry = jsonschema_rs.Registry(as_read, retriever=record)
     except (ValueError, jsonschema_rs.ReferencingError) as exc:
         return Engine(None, missing, dialects, str(exc).splitlines()[0])
     return Engine(registry, missing, dialects)
@@ -110,6 +112,23 @@ def _matches(pattern: str, name: str) -> bool:
 
 
 # --- correctness --------------------------------------------------------------------------------
+
+
+# jsonschema-rs compares a bound of 2**63 or more (in magnitude) with a fractional number inexactly.
+EXACT_BOUND = 2**63
+
+
+def _inexact(sf: SourceFile, ptr: str, sub: dict[str, Any]) -> Iterator[Diagnostic]:
+    """Numeric bounds the engine cannot compare exactly with every number."""
+    for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        value = sub.get(key)
+        if _number(value) and abs(value) >= EXACT_BOUND:
+            yield _diag(
+                sf,
+                f"{ptr}/{key}",
+                f"{key} {value} is beyond +-2**63, where rcs's JSON Schema engine compares numbers inexactly; "
+                "use a bound within that range",
+            )
 
 
 def _unmeant(sf: SourceFile, ptr: str, sub: dict[str, Any]) -> Iterator[Diagnostic]:
@@ -235,10 +254,36 @@ def correctness(sf: SourceFile, known: Engine, annotations: frozenset[str]) -> I
             found.extend(_dialect(sf, ptr, sub, known))
             found.extend(_keywords(sf, ptr, sub, annotations))
             found.extend(_unmeant(sf, ptr, sub))
+            found.extend(_inexact(sf, ptr, sub))
     found.extend(_refs(sf, known))
     yield from found
     if not found:  # the engine's own refusal, for what the rules above do not name
         yield from _compiles(sf, known)
+
+
+def root_uri(sf: SourceFile) -> str:
+    """The URI a schema file's root answers to: its ``$id`` resolved against the file's own URI."""
+    own = sf.data.get("$id") if isinstance(sf.data, dict) else None
+    if not isinstance(own, str):
+        return sf.uri
+    if urllib.parse.urlsplit(own).scheme:
+        return own.split("#", 1)[0]
+    # urljoin knows only the schemes it was told are hierarchical; rcs:/// paths resolve like file:/// paths.
+    joined = urllib.parse.urljoin("file" + sf.uri[len(engine.URI_BASE) - 4 :], own)
+    return engine.URI_BASE + joined.removeprefix("file:///").split("#", 1)[0]
+
+
+def shared_uris(files: list[SourceFile]) -> Iterator[Diagnostic]:
+    """Two documents answering to one URI: a reference to it could mean either."""
+    owners: dict[str, SourceFile] = {sf.uri: sf for sf in files}
+    for sf in files:
+        claimed = root_uri(sf)
+        other = owners.get(claimed)
+        if claimed != sf.uri and other is not None and other is not sf:
+            message = f"'$id' makes this file answer to {claimed}, which {other.rel} already does (one URI, one file)"
+            yield _diag(sf, "/$id", message)
+        else:
+            owners.setdefault(claimed, sf)
 
 
 # --- house style --------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ except for string enums and unions. ``integer`` is typed ``JsonInt`` (accepts ``
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Mapping
 from typing import Any
 
 JSON_INT = "generated._support.JsonInt"
@@ -82,10 +83,22 @@ def portable_pattern(pattern: str) -> bool:
 class ModelView:
     """Rewrites the schemas of one domain; ``siblings`` are the file names of that domain."""
 
-    def __init__(self, siblings: frozenset[str], is_valid: Valid, pattern_ok: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        siblings: frozenset[str],
+        is_valid: Valid,
+        pattern_ok: Callable[[str], bool],
+        references: Mapping[str, frozenset[str]] | None = None,
+    ) -> None:
         self.siblings = siblings
         self.is_valid = is_valid
         self.pattern_ok = pattern_ok
+        self.reaches = _closure(references or {})
+
+    def follows(self, source: str, target: str) -> bool:
+        """Whether a ref from file ``source`` to sibling ``target`` is kept: not when it closes a cycle
+        of files (the generator can only type such a cycle in a module of its own)."""
+        return source not in self.reaches.get(target, frozenset())
 
     def document(self, name: str, schema: Any, class_name: str) -> dict[str, Any]:
         """The view of a whole schema file: its root, its ``$defs``, the model class named ``class_name``."""
@@ -128,10 +141,16 @@ class _Scope:
                 if match["name"] in self.defs:
                     return {"$ref": f"#/$defs/{match['name']}"}
                 return {}
-            if self.follow_files and file in self.owner.siblings:
+            if self.follow_files and file in self.owner.siblings and self.owner.follows(self.name, file):
                 return {"$ref": ref}
             return {}
-        if self.follow_files and _FILE_REF.fullmatch(ref) and ref in self.owner.siblings and ref != self.name:
+        if (
+            self.follow_files
+            and _FILE_REF.fullmatch(ref)
+            and ref in self.owner.siblings
+            and ref != self.name
+            and self.owner.follows(self.name, ref)
+        ):
             return {"$ref": ref}
         return {}
 
@@ -214,6 +233,8 @@ class _Scope:
     def object(self, schema: dict[str, Any]) -> dict[str, Any]:
         view: dict[str, Any] = {}
         props = schema.get("properties")
+        if isinstance(props, dict) and not typable_names(props):
+            return {"additionalProperties": True}  # a map of anything: the engine checks its members
         properties = {k: self.subschema(v) for k, v in props.items()} if isinstance(props, dict) else {}
         if properties:
             view["properties"] = properties
@@ -235,6 +256,63 @@ class _Scope:
         return view
 
 
+# Names pydantic gives a meaning of its own when they are class attributes.
+_RESERVED_FIELDS = frozenset({"Config"})
+
+
+def typable_names(properties: dict[str, Any]) -> bool:
+    """Whether every property can be a field that keeps its JSON name.
+
+    Python NFKC-normalises identifiers (``ℌ`` becomes ``H``, ``ﬁle`` ``file``), so such a name would
+    silently read another member; two names the generator turns into the same field name (``a-b``
+    and ``a_b``) would share one field; ``Config`` is pydantic's. An object with such names is
+    typed as a map instead (the engine still checks every member).
+    """
+    seen: set[str] = set()
+    for name in properties:
+        if unicodedata.normalize("NFKC", name) != name or name in _RESERVED_FIELDS:
+            return False
+        key = re.sub(r"[^0-9a-z]", "", name.lower())
+        keys = {key, "field" + key}  # the generator prefixes field_ to names it cannot use as they are
+        if keys & seen:
+            return False
+        seen |= keys
+    return True
+
+
+def file_references(schema: Any) -> frozenset[str]:
+    """The sibling files a schema's ``$ref``s name (``other.schema.json`` or ``other.schema.json#...``)."""
+    found: set[str] = set()
+    stack = [schema]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            ref = current.get("$ref")
+            if isinstance(ref, str):
+                file = ref.split("#", 1)[0]
+                if _FILE_REF.fullmatch(file):
+                    found.add(file)
+            stack.extend(v for k, v in current.items() if k not in ("const", "enum", "default", "examples"))
+        elif isinstance(current, list):
+            stack.extend(current)
+    return frozenset(found)
+
+
+def _closure(edges: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """For each file, every file reachable from it by references (itself only through a cycle)."""
+    reach: dict[str, frozenset[str]] = {}
+    for start in edges:
+        seen: set[str] = set()
+        stack = list(edges[start])
+        while stack:
+            node = stack.pop()
+            if node not in seen:
+                seen.add(node)
+                stack.extend(edges.get(node, ()))
+        reach[start] = frozenset(seen)
+    return reach
+
+
 def _allowed_values(schema: dict[str, Any]) -> list[Any] | None:
     """The values ``const``/``enum`` allow (both: those in both), or None when neither is given."""
     found: list[Any] | None = None
@@ -250,7 +328,8 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    # pydantic-core keeps lengths and counts in a machine word; a larger bound is the engine's alone.
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63
 
 
 def _number(value: Any) -> bool:

@@ -10,13 +10,15 @@ errors is ``runtime/schema_errors.py``'s job.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import jsonschema_rs
 
-from generated._documents import DOCUMENTS, ENGINE_OPTIONS
+from generated._documents import DOCUMENTS, ENGINE_OPTIONS, FORMAT_SHAPES, PATTERNS
 from generated._support import Location
 
 # Messages longer than this show the value as "value" instead of its JSON text (a whole object
@@ -45,6 +47,22 @@ def _refuse(uri: str) -> Any:
     raise LookupError(f"{uri} is not among the compiled schema documents")
 
 
+def _shaped(name: str, shape: str) -> Callable[[str], bool]:
+    """The engine's own test of format ``name``, and the text has ``shape`` (ASCII digits only)."""
+    pattern = re.compile(shape)
+    builtin = jsonschema_rs.validator_for({"format": name}, validate_formats=True)
+
+    def check(value: str) -> bool:
+        return pattern.fullmatch(value) is not None and bool(builtin.is_valid(value))
+
+    return check
+
+
+@cache
+def _formats() -> dict[str, Callable[[str], bool]]:
+    return {name: _shaped(name, shape) for name, shape in FORMAT_SHAPES.items()}
+
+
 @cache
 def _registry() -> jsonschema_rs.Registry:
     return jsonschema_rs.Registry([(uri, json.loads(text)) for uri, text in DOCUMENTS.items()], retriever=_refuse)
@@ -59,6 +77,7 @@ def validator(uri: str, masked: bool = False) -> jsonschema_rs.Validator:
         base_uri=uri,
         retriever=_refuse,
         mask="value" if masked else None,
+        formats=_formats(),
         **ENGINE_OPTIONS,
     )
 
@@ -95,6 +114,9 @@ def _record(error: jsonschema_rs.ValidationError, message: str) -> SchemaError:
         names = (str(kind.as_dict()["property"]),)
     elif kind.name in _NAMED:
         names = tuple(str(n) for n in kind.as_dict()["unexpected"])
+    elif kind.name == "pattern":
+        read = str(kind.as_dict()["pattern"])
+        message = message.replace(read, PATTERNS.get(read, read))  # the pattern as the schema wrote it
     return SchemaError(location, kind.name, message, names, error.instance)
 
 
