@@ -14,6 +14,8 @@ from typing import Any
 
 import jsonschema_rs
 
+from codegen.keywords import objects
+
 # Every document is named rcs:///<path from the project root>: hierarchical, so relative $ids and
 # $refs resolve between files exactly as between the files on disk, and never fetchable.
 URI_BASE = "rcs:///"
@@ -105,17 +107,11 @@ def ecma_pattern(pattern: str) -> str:
 def rewritten_patterns(schema: Any) -> dict[str, str]:
     """Every pattern ``engine_document`` changes: as the engine reads it -> as the schema wrote it."""
     found: dict[str, str] = {}
-    stack = [schema]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            written = [current["pattern"]] if isinstance(current.get("pattern"), str) else []
-            if isinstance(current.get("patternProperties"), dict):
-                written.extend(current["patternProperties"])
-            found.update((ecma_pattern(p), p) for p in written if ecma_pattern(p) != p)
-            stack.extend(v for k, v in current.items() if k not in ("const", "enum", "default", "examples"))
-        elif isinstance(current, list):
-            stack.extend(current)
+    for current in objects(schema):
+        written = [current["pattern"]] if isinstance(current.get("pattern"), str) else []
+        if isinstance(current.get("patternProperties"), dict):
+            written.extend(current["patternProperties"])
+        found.update((ecma_pattern(p), p) for p in written if ecma_pattern(p) != p)
     return found
 
 

@@ -52,6 +52,21 @@ REPLACED = {
 }
 
 
+DATA = ("const", "enum", "default", "examples")  # keywords whose values are instances, not schemas
+
+
+def objects(schema: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object inside ``schema`` outside the data keywords (unknown keywords included)."""
+    stack = [schema]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            yield current
+            stack.extend(v for k, v in current.items() if k not in DATA)
+        elif isinstance(current, list):
+            stack.extend(current)
+
+
 def children(schema: Any, ptr: str) -> Iterator[tuple[str, Any]]:
     """The schemas directly inside ``schema`` (one level), with their pointers."""
     if not isinstance(schema, dict):

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from collections.abc import Iterator
@@ -31,6 +32,27 @@ __all__ = ["check", "lint_table", "placeholders", "shorthand_escapes"]
 
 def _diag(sf: SourceFile, ptr: str, message: str) -> Diagnostic:
     return Diagnostic(sf.rel, line_of(sf.lines, ptr), message)
+
+
+def _not_json(value: Any, ptr: str) -> tuple[str, str] | None:
+    """Where YAML gave something JSON has no word for (a non-string key, a date, ...), and what."""
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if not isinstance(key, str):
+                return ptr, f"the key {key!r} is not a string"
+            found = _not_json(sub, f"{ptr}/{escape(key)}")
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, sub in enumerate(value):
+            found = _not_json(sub, f"{ptr}/{index}")
+            if found is not None:
+                return found
+    elif isinstance(value, float) and not math.isfinite(value):
+        return ptr, f"{value!r} is not a JSON number"
+    elif not isinstance(value, (str, int, float, bool)) and value is not None:
+        return ptr, f"{type(value).__name__} {value!r} is not a JSON value (quote it)"
+    return None
 
 
 def _key_field(item: dict[str, Any]) -> str | None:
@@ -100,6 +122,10 @@ def lint_table(table: Table, known: schema_lint.Engine) -> Iterator[Diagnostic]:
         validator = engine.compile_schema(table.schema.data, table.schema.uri, known.registry)
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError):
         return  # the table schema's own lint reports why
+    odd = _not_json(sf.data, "")
+    if odd is not None:
+        yield _diag(sf, odd[0], f"a rule table holds JSON data only: {odd[1]}")
+        return
     errors = sorted(validator.iter_errors(sf.data), key=lambda e: [str(p) for p in e.instance_path])
     for error in errors:
         yield _diag(sf, pointer(error.instance_path), f"{error.message} (table schema {table.schema.rel})")

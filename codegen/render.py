@@ -22,6 +22,7 @@ from typing import Annotated, Any
 
 from codegen import engine, verify
 from codegen.diagnostics import CompileError, Diagnostic
+from codegen.keywords import objects
 from codegen.sources import SCHEMA_SUFFIX, Domain, Project, SourceFile, Table
 from codegen.stamp import compiler_fingerprint, inputs_hash, sha256, stamp_python
 
@@ -119,19 +120,13 @@ def _pascal(text: str) -> str:
 def _other_class_names(schema: Any) -> set[str]:
     """Names the generator may give other classes of the module: $defs keys, titles, property names."""
     names: set[str] = set()
-    stack = [schema]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            for key in ("$defs", "properties", "patternProperties", "dependentSchemas"):
-                if isinstance(current.get(key), dict):
-                    names.update(current[key])
-                    names.update(_pascal(k) for k in current[key])
-            if isinstance(current.get("title"), str):
-                names.update((current["title"], _pascal(current["title"])))
-            stack.extend(v for k, v in current.items() if k not in ("const", "enum", "default", "examples"))
-        elif isinstance(current, list):
-            stack.extend(current)
+    for current in objects(schema):
+        for key in ("$defs", "properties", "patternProperties", "dependentSchemas"):
+            if isinstance(current.get(key), dict):
+                names.update(current[key])
+                names.update(_pascal(k) for k in current[key])
+        if isinstance(current.get("title"), str):
+            names.update((current["title"], _pascal(current["title"])))
     return names
 
 

@@ -27,6 +27,8 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from codegen.keywords import objects
+
 JSON_INT = "generated._support.JsonInt"
 JSON_NUMBER = "generated._support.JsonNumber"
 _DEF_REF = re.compile(r"(?P<file>[a-z][a-z0-9_]*\.schema\.json)?#/\$defs/(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
@@ -283,18 +285,10 @@ def typable_names(properties: dict[str, Any]) -> bool:
 def file_references(schema: Any) -> frozenset[str]:
     """The sibling files a schema's ``$ref``s name (``other.schema.json`` or ``other.schema.json#...``)."""
     found: set[str] = set()
-    stack = [schema]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            ref = current.get("$ref")
-            if isinstance(ref, str):
-                file = ref.split("#", 1)[0]
-                if _FILE_REF.fullmatch(file):
-                    found.add(file)
-            stack.extend(v for k, v in current.items() if k not in ("const", "enum", "default", "examples"))
-        elif isinstance(current, list):
-            stack.extend(current)
+    for current in objects(schema):
+        ref = current.get("$ref")
+        if isinstance(ref, str) and _FILE_REF.fullmatch(ref.split("#", 1)[0]):
+            found.add(ref.split("#", 1)[0])
     return frozenset(found)
 
 

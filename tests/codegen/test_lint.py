@@ -311,3 +311,21 @@ def test_inputs_outside_the_root_and_odd_files(
     (project / "schemas/evidence/odd.schema.json").mkdir()
     errors = compile_errors(project, capsys)
     assert errors == [f"{outside}:0: inputs must lie inside the project root {project.resolve()}"]
+
+
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("1: one\n", "a rule table holds JSON data only: the key 1 is not a string"),
+        ("when: 2026-03-14\n", "JSON data only: date datetime.date(2026, 3, 14) is not a JSON value (quote it)"),
+        ("limit: .inf\n", "a rule table holds JSON data only: inf is not a JSON number"),
+    ],
+    ids=["int-key", "date", "infinity"],
+)
+def test_a_table_holds_json_data_only(
+    project: Path, capsys: pytest.CaptureFixture[str], line: str, message: str
+) -> None:
+    table = project / "schemas/evidence/report.yaml"
+    table.write_text(table.read_text() + line)
+    [error] = compile_errors(project, capsys)
+    assert error.startswith("schemas/evidence/report.yaml:") and message in error, error
