@@ -21,7 +21,7 @@ import jsonschema_rs
 
 from codegen import engine, schema_lint
 from codegen.diagnostics import Diagnostic
-from codegen.positions import escape, line_of, pointer
+from codegen.positions import escape, first_problem, line_of, pointer
 from codegen.schema_lint import shorthand_escapes
 from codegen.sources import Domain, Project, SourceFile, Table
 
@@ -34,25 +34,15 @@ def _diag(sf: SourceFile, ptr: str, message: str) -> Diagnostic:
     return Diagnostic(sf.rel, line_of(sf.lines, ptr), message)
 
 
-def _not_json(value: Any, ptr: str) -> tuple[str, str] | None:
-    """Where YAML gave something JSON has no word for (a non-string key, a date, ...), and what."""
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            if not isinstance(key, str):
-                return ptr, f"the key {key!r} is not a string"
-            found = _not_json(sub, f"{ptr}/{escape(key)}")
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for index, sub in enumerate(value):
-            found = _not_json(sub, f"{ptr}/{index}")
-            if found is not None:
-                return found
-    elif isinstance(value, float) and not math.isfinite(value):
-        return ptr, f"{value!r} is not a JSON number"
-    elif not isinstance(value, (str, int, float, bool)) and value is not None:
-        return ptr, f"{type(value).__name__} {value!r} is not a JSON value (quote it)"
-    return None
+def _not_json(item: Any) -> str | None:
+    """What YAML gave that JSON has no word for (a non-string key, a date, an infinity), or None."""
+    if isinstance(item, (dict, list, str, bool)) or item is None:
+        return None
+    if isinstance(item, float) and not math.isfinite(item):
+        return f"{item!r} is not a JSON number"
+    if isinstance(item, (int, float)):
+        return None
+    return f"{type(item).__name__} {item!r} is not a JSON value (quote it)"
 
 
 def _key_field(item: dict[str, Any]) -> str | None:
@@ -122,7 +112,7 @@ def lint_table(table: Table, known: schema_lint.Engine) -> Iterator[Diagnostic]:
         validator = engine.compile_schema(table.schema.data, table.schema.uri, known.registry)
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError):
         return  # the table schema's own lint reports why
-    odd = _not_json(sf.data, "")
+    odd = first_problem(sf.data, _not_json)
     if odd is not None:
         yield _diag(sf, odd[0], f"a rule table holds JSON data only: {odd[1]}")
         return

@@ -6,7 +6,8 @@ YAML) purely to learn where each node starts; the values themselves come from th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import yaml
 
@@ -55,3 +56,25 @@ def line_of(lines: dict[str, int], ptr: str) -> int:
             return lines[ptr]
         ptr = ptr.rsplit("/", 1)[0]
     return lines.get("", 1)
+
+
+def first_problem(value: Any, problem: Callable[[Any], str | None], ptr: str = "") -> tuple[str, str] | None:
+    """The pointer and description of the first member name or value (depth first) ``problem`` objects
+    to; a member name that is not a string is always one (JSON has no other)."""
+    said = problem(value)
+    if said is not None:
+        return ptr, said
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            said = problem(key) if isinstance(key, str) else f"the key {key!r} is not a string"
+            if said is not None:
+                return ptr, said
+            found = first_problem(sub, problem, f"{ptr}/{escape(key)}")
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, sub in enumerate(value):
+            found = first_problem(sub, problem, f"{ptr}/{index}")
+            if found is not None:
+                return found
+    return None

@@ -26,7 +26,7 @@ import yaml
 from codegen import config
 from codegen.diagnostics import CompileError, Diagnostic
 from codegen.engine import uri_of
-from codegen.positions import escape, json_line_map, line_map
+from codegen.positions import first_problem, json_line_map, line_map
 from runtime import strict_yaml
 
 SCHEMA_SUFFIX = ".schema.json"
@@ -157,10 +157,10 @@ def read_json(root: Path, path: Path) -> SourceFile:
         raise CompileError([Diagnostic(rel, exc.lineno, f"invalid JSON: {exc.msg}")]) from None
     except RecursionError:
         raise CompileError([Diagnostic(rel, 1, "invalid JSON: nested too deeply")]) from None
-    where = _surrogate_at(data, "")
-    if where is not None:
+    found = first_problem(data, _lone_surrogate)
+    if found is not None:
         # I-JSON (RFC 7493 2.1), as for artifacts (SPEC 3.1): such a string is not text.
-        line = json_line_map(text).get(where, 1)
+        line = json_line_map(text).get(found[0], 1)
         raise CompileError([Diagnostic(rel, line, "invalid JSON: a lone surrogate escape is not text (I-JSON)")])
     return SourceFile(path, rel, raw, data)
 
@@ -168,24 +168,8 @@ def read_json(root: Path, path: Path) -> SourceFile:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _surrogate_at(value: Any, ptr: str) -> str | None:
-    """The JSON pointer of the first string (or member name) holding a lone surrogate, or None."""
-    if isinstance(value, str):
-        return ptr if _SURROGATE.search(value) else None
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            inner = f"{ptr}/{escape(key)}"
-            if _SURROGATE.search(key):
-                return inner
-            found = _surrogate_at(sub, inner)
-            if found is not None:
-                return found
-    if isinstance(value, list):
-        for index, sub in enumerate(value):
-            found = _surrogate_at(sub, f"{ptr}/{index}")
-            if found is not None:
-                return found
-    return None
+def _lone_surrogate(item: Any) -> str | None:
+    return "a lone surrogate" if isinstance(item, str) and _SURROGATE.search(item) else None
 
 
 def read_yaml(root: Path, path: Path) -> SourceFile:
