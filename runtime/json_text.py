@@ -15,6 +15,8 @@ from typing import Any
 
 import pydantic_core
 
+from generated.cli import messages as M
+
 # A literal reaches a double's limit (about 1.8e308) only with 100 or more digits in a row or an
 # exponent of three or more digits: with every digit made "0" (and "E" "e"), both are plain byte
 # searches, so only a text that may hold such a literal has its parsed value searched for infinities.
@@ -46,7 +48,7 @@ def _has_infinity(value: Any) -> bool:
     return False
 
 
-OVERFLOW = "a number is too large for a 64-bit float (I-JSON, RFC 7493 section 2.2)"
+OVERFLOW = M.json_overflow()
 
 
 def read(text: str | bytes) -> Any:

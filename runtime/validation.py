@@ -30,6 +30,7 @@ from typing import Any, cast
 from pydantic import BaseModel, ValidationError
 
 from generated._support import Kind, Location, RcsError
+from generated.cli import messages as M
 from runtime import engine, json_text
 from runtime.kinds import holds_untyped, model_of, parser_of
 from runtime.schema_errors import SchemaErrorFactories, schema_errors
@@ -101,10 +102,8 @@ def _model(kind: Kind, value: Any) -> Any:
         return parser_of(kind)(value)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        where = list(first["loc"])
-        raise ModelDisagreement(
-            f"the generated model of {kind.kind} rejects what its schema accepts: {first['msg']} at {where}"
-        ) from None
+        message = M.model_disagreement(kind=kind.kind, detail=str(first["msg"]), where=str(list(first["loc"])))
+        raise ModelDisagreement(message) from None
 
 
 def _schema_stage(kind: Kind, text: str | bytes, rules: DomainRules) -> tuple[list[RcsError], Any]:
