@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from safeio.terminal import printable
+
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """Add the codegen options to ``parser`` (or a new one)."""
@@ -67,7 +69,7 @@ def run(root: Path, check: bool, quiet: bool = False) -> int:
         rendered = render.render(project)
     except CompileError as exc:
         for diagnostic in exc.diagnostics:
-            print(diagnostic, file=sys.stderr)
+            print(printable(str(diagnostic)), file=sys.stderr)
         print(f"rcs codegen: {len(exc.diagnostics)} problem(s); nothing written", file=sys.stderr)
         return 1
     delta = write.changes(project.root, rendered)
@@ -79,7 +81,18 @@ def run(root: Path, check: bool, quiet: bool = False) -> int:
         if not quiet:
             print(f"rcs codegen: up to date ({time.perf_counter() - started:.2f}s)")
         return 0
-    written, removed = write.apply(project.root, delta)
+    blocked = write.obstacles(project.root, delta)
+    if blocked:
+        for problem in blocked:
+            print(f"rcs codegen: {printable(problem)}", file=sys.stderr)
+        print(f"rcs codegen: {len(blocked)} output(s) cannot be written; nothing written", file=sys.stderr)
+        return 2
+    try:
+        written, removed = write.apply(project.root, delta)
+    except OSError as exc:  # the disk failed under us: each file is replaced whole or not at all
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"rcs codegen: cannot write: {printable(where + (exc.strerror or str(exc)))}", file=sys.stderr)
+        return 2
     if not quiet:
         print(
             f"rcs codegen: {written} file(s) written, {removed} removed, "

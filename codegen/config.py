@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from codegen.diagnostics import CompileError, Diagnostic
+from safeio import files
 
 FILE = "pyproject.toml"
+MAX_BYTES = 1024 * 1024  # a project file, not data: the cap only keeps a FIFO from hanging the build
 _KEYS = frozenset({"house-style", "annotations", "resources"})
 _TOML_LINE = re.compile(r"at line (\d+)")
 
@@ -53,7 +55,7 @@ def load(root: Path) -> Settings:
     if not path.is_file():
         return Settings()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = files.read_text(path, MAX_BYTES, FILE)
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise CompileError([Diagnostic(FILE, 1, f"cannot read: {exc}")]) from None

@@ -49,6 +49,14 @@ ASSERTED_FORMATS = frozenset(
 
 # Keyword arguments of jsonschema_rs.validator_for besides the schema, registry and base URI.
 OPTIONS: Mapping[str, Any] = {"validate_formats": True, "ignore_unknown_formats": False}
+# Patterns run on the regex crate, whose matching is linear in the text whatever the pattern: no
+# schema can make a verdict slow. Its price: no look-around and no backreferences (lint names them).
+PATTERN_OPTIONS = "RegexOptions"
+
+
+def pattern_options() -> Any:
+    """The engine's pattern options, as ``validator_for(pattern_options=...)`` takes them."""
+    return getattr(jsonschema_rs, PATTERN_OPTIONS)()
 
 # RFC 3339 5.6's grammar (full-date, full-time, date-time) with ASCII digits. jsonschema-rs 0.60.3
 # takes "*+,-./" for a digit in these three formats; the runtime checks these shapes as well as the
@@ -59,9 +67,9 @@ FORMAT_SHAPES: Mapping[str, str] = {"date": _DATE, "time": _TIME, "date-time": f
 
 # The engine reads "." and "\b" as Rust's regex does; ECMA-262, which draft 2020-12 names, means:
 _ECMA_DOT = "[^\n\r\u2028\u2029]"  # any character but a line terminator
-_WORD = "[A-Za-z0-9_]"  # ECMA-262's word characters (ASCII, also under the u flag)
-_ECMA_BOUNDARY = f"(?:(?<={_WORD})(?!{_WORD})|(?<!{_WORD})(?={_WORD}))"
-_ECMA_NON_BOUNDARY = f"(?:(?<={_WORD})(?={_WORD})|(?<!{_WORD})(?!{_WORD}))"
+# ECMA-262's word characters are ASCII (also under the u flag): the regex crate's ASCII boundaries.
+_ECMA_BOUNDARY = "(?-u:\\b)"
+_ECMA_NON_BOUNDARY = "(?-u:\\B)"
 
 
 def ecma_pattern(pattern: str) -> str:
@@ -157,7 +165,12 @@ def compile_schema(document: Any, uri: str, known: jsonschema_rs.Registry) -> js
     tables and defaults with it, and no table schema uses those formats.)
     """
     return jsonschema_rs.validator_for(
-        engine_document(document), registry=known, base_uri=uri, retriever=refuse, **OPTIONS
+        engine_document(document),
+        registry=known,
+        base_uri=uri,
+        retriever=refuse,
+        pattern_options=pattern_options(),
+        **OPTIONS,
     )
 
 

@@ -387,6 +387,7 @@ def render(project: Project) -> Plan:
     bodies["generated/kinds.py"] = env.get_template("kinds.py.j2").render(kinds=sorted(kinds, key=lambda k: k["kind"]))
     bodies["generated/_documents.py"] = env.get_template("documents.py.j2").render(
         options=repr(dict(sorted(engine.OPTIONS.items()))),
+        pattern_options=engine.PATTERN_OPTIONS,
         documents=sorted((uri, engine.compact(engine.engine_document(doc))) for uri, doc in documents),
         shapes=repr(dict(sorted(engine.FORMAT_SHAPES.items()))),
         patterns=sorted({k: v for _, doc in documents for k, v in engine.rewritten_patterns(doc).items()}.items()),

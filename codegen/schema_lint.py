@@ -34,6 +34,7 @@ from codegen.diagnostics import Diagnostic
 from codegen.keywords import KNOWN, REPLACED, children, subschemas
 from codegen.positions import escape, line_of, pointer
 from codegen.sources import SourceFile
+from safeio.regex import PatternError, compile_linear
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 HOUSE = " [house style]"
@@ -222,6 +223,34 @@ def _refs(sf: SourceFile, known: Engine) -> Iterator[Diagnostic]:
         stack.extend((child_ptr, child, resolver) for child_ptr, child in children(sub, ptr))
 
 
+def _linear(pattern: str) -> str | None:
+    """Why the engine cannot run ``pattern`` in linear time, or None when it can."""
+    try:
+        jsonschema_rs.validator_for({"pattern": engine.ecma_pattern(pattern)}, pattern_options=engine.pattern_options())
+    except (jsonschema_rs.ValidationError, ValueError):
+        try:
+            compile_linear(pattern)
+        except PatternError as exc:
+            return exc.detail
+        return "the regex engine refuses it"
+    return None
+
+
+def _patterns(sf: SourceFile, ptr: str, schema: dict[str, Any]) -> Iterator[Diagnostic]:
+    """Patterns run on a linear-time engine: what needs backtracking is refused, named (SPEC 2.1)."""
+    found = [(f"{ptr}/pattern", schema["pattern"])] if isinstance(schema.get("pattern"), str) else []
+    if isinstance(schema.get("patternProperties"), dict):
+        found.extend((f"{ptr}/patternProperties/{escape(key)}", key) for key in schema["patternProperties"])
+    for where, pattern in found:
+        why = _linear(pattern)
+        if why is None:
+            continue
+        if "look-around" in why or "backreference" in why:
+            yield _diag(sf, where, f"pattern {pattern!r} cannot run on rcs's linear-time regex engine: {why}")
+        else:
+            yield _diag(sf, where, f"pattern {pattern!r} does not compile: {why}")
+
+
 def _compiles(sf: SourceFile, known: Engine) -> Iterator[Diagnostic]:
     if known.registry is None:
         return
@@ -255,6 +284,7 @@ def correctness(sf: SourceFile, known: Engine, annotations: frozenset[str]) -> I
             found.extend(_keywords(sf, ptr, sub, annotations))
             found.extend(_unmeant(sf, ptr, sub))
             found.extend(_inexact(sf, ptr, sub))
+            found.extend(_patterns(sf, ptr, sub))
     found.extend(_refs(sf, known))
     yield from found
     if not found:  # the engine's own refusal, for what the rules above do not name

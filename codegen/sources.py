@@ -14,6 +14,7 @@ Every rule table names its own schema in a top-level ``$schema`` key, relative t
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -27,11 +28,14 @@ from codegen import config
 from codegen.diagnostics import CompileError, Diagnostic
 from codegen.engine import uri_of
 from codegen.positions import first_problem, json_line_map, line_map
-from runtime import strict_yaml
+from safeio import files, yaml_data
 
 SCHEMA_SUFFIX = ".schema.json"
 TABLE_SCHEMA_DIR = "tables"
 ROOT_TABLES = ("claim_policy.yaml",)
+# The most bytes read from one schema or rule table: the compiler's inputs are the project's own
+# files, so this only keeps a FIFO or /dev/zero in schemas/ from hanging the build.
+SOURCE_MAX_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -132,14 +136,18 @@ class Project:
 
 def _rel(root: Path, path: Path) -> str:
     try:
-        return path.resolve().relative_to(root).as_posix()
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: name the path as found
+        resolved = Path(os.path.abspath(path))
+    try:
+        return resolved.relative_to(root).as_posix()
     except ValueError:
         raise CompileError([Diagnostic(str(path), 0, f"inputs must lie inside the project root {root}")]) from None
 
 
 def _read_bytes(rel: str, path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return files.read_bytes(path, SOURCE_MAX_BYTES, "a schema or rule table")
     except OSError as exc:
         raise CompileError([Diagnostic(rel, 0, f"cannot read: {exc.strerror or exc}")]) from None
 
@@ -149,7 +157,7 @@ def read_json(root: Path, path: Path) -> SourceFile:
     rel = _rel(root, path)
     raw = _read_bytes(rel, path)
     try:
-        text = raw.decode("utf-8")
+        text = files.without_bom(raw).decode("utf-8")
         data = json.loads(text)
     except UnicodeDecodeError as exc:
         raise CompileError([Diagnostic(rel, 1, f"not UTF-8: {exc.reason}")]) from None
@@ -177,15 +185,12 @@ def read_yaml(root: Path, path: Path) -> SourceFile:
     rel = _rel(root, path)
     raw = _read_bytes(rel, path)
     try:
-        text = raw.decode("utf-8")
-        data = strict_yaml.load(text)
+        text = files.without_bom(raw).decode("utf-8")
+        data = yaml_data.load(text)
     except UnicodeDecodeError as exc:
         raise CompileError([Diagnostic(rel, 1, f"not UTF-8: {exc.reason}")]) from None
-    except yaml.YAMLError as exc:
-        line, message = strict_yaml.problem(exc, text)
-        raise CompileError([Diagnostic(rel, line, f"invalid YAML: {message}")]) from None
-    except RecursionError:
-        raise CompileError([Diagnostic(rel, 1, "invalid YAML: nested too deeply")]) from None
+    except yaml_data.YamlError as exc:
+        raise CompileError([Diagnostic(rel, exc.line, f"invalid YAML: {exc.problem}")]) from None
     return SourceFile(path, rel, raw, data)
 
 
@@ -212,8 +217,9 @@ def _domain_of(root: Path, table: Table) -> str | None:
 
 
 def _files(paths: Iterable[Path]) -> list[Path]:
-    """Regular files only, sorted (a directory named x.schema.json is not an input)."""
-    return sorted(p for p in paths if p.is_file())
+    """Every input found, sorted; a directory named x.schema.json is not one. Anything else that is
+    not a regular file (a FIFO, a dangling link) stays, so that reading it reports it: never skipped."""
+    return sorted(p for p in paths if files.kind_of(p) != "dir")
 
 
 def _resources(root: Path, settings: config.Settings, problems: list[Diagnostic]) -> list[Resource]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from codegen.render import Plan, Section
 from codegen.stamp import read_python_stamp, sha256
+from safeio import files
 
 SPEC = "SPEC.md"
 GENERATED = "generated"
@@ -84,11 +85,42 @@ def _existing_generated(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 
 
+# A generated file or SPEC.md larger than this is not one rcs wrote: it is read as unreadable.
+_MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+
+
 def _read(path: Path) -> str | None:
+    """The text of an output on disk; None when there is none or it cannot be rcs's (not UTF-8, not
+    a regular file, too large): it is then rewritten, or refused by ``obstacles``."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError):
+        return files.read_text(path, _MAX_OUTPUT_BYTES, "a generated file")
+    except (OSError, UnicodeDecodeError):
         return None
+
+
+def obstacles(root: Path, delta: Changes) -> list[str]:
+    """Outputs that cannot be written where they go: something that is not a regular file (a
+    directory, a FIFO) at the path, or a file where a directory on the way must be. Checked before
+    anything is written, so a refused run changes nothing."""
+    found: list[str] = []
+    for rel, (_, new) in sorted(delta.files.items()):
+        if new is None:
+            continue
+        path = root / rel
+        for parent in reversed(path.relative_to(root).parents[:-1]):
+            kind = files.kind_of(root / parent)
+            if kind not in ("dir", "missing"):
+                found.append(f"{parent.as_posix()}: must be a directory to hold {rel}, but it is {_shown(kind)}")
+                break
+        else:
+            kind = files.kind_of(path)
+            if kind not in ("file", "missing", "dangling"):
+                found.append(f"{rel}: rcs codegen writes a file here, but it is {_shown(kind)}")
+    return found
+
+
+def _shown(kind: str) -> str:
+    return {"file": "a regular file", "dir": "a directory", "loop": "a symbolic link loop"}.get(kind, kind)
 
 
 def is_fresh(root: Path, skeleton: Plan) -> bool:

@@ -10,14 +10,16 @@ Exit status of ``rcs validate``: 0 all valid, 1 any violation, 2 usage or unread
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import signal
 import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from runtime.collect import Collection
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+from runtime.exit_status import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_USAGE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -155,6 +157,7 @@ def exit_status(collection: Collection) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from generated.cli import messages as M
     from runtime import collect, report
+    from safeio.terminal import printable
 
     progress = _progress if sys.stderr.isatty() else None
     collection = collect.collect(args.paths, args.kind, args.evidence, args.claim_policy, progress)
@@ -167,15 +170,34 @@ def _validate(args: argparse.Namespace) -> int:
         # Keep Python from complaining again at exit about the pipe it cannot flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     for problem in collection.usage:
-        print(M.usage_prefix(problem=problem), file=sys.stderr)
+        print(printable(M.usage_prefix(problem=problem)), file=sys.stderr)
     for crash in collection.crashes:
-        print(M.usage_prefix(problem=crash), file=sys.stderr)
+        print(printable(M.usage_prefix(problem=crash)), file=sys.stderr)
     return status
+
+
+def _tolerant_output() -> None:
+    """Characters the output encoding cannot show are written as escapes, never an error.
+
+    (With ``PYTHONIOENCODING=ascii`` a non-ASCII message would otherwise raise while the status is
+    printed, turning a decided exit 1 into a crash.)
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM ends a command as SIGINT does, with its own status (autoresearch installs its own)."""
+    raise SystemExit(EXIT_SIGTERM)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rcs`` console script."""
     arguments = sys.argv[1:] if argv is None else argv
+    _tolerant_output()
+    if argv is None:  # the console script, not a caller in-process: its handler is not ours to change
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         if arguments[:1] == ["codegen"]:
             # The compiler must run even when generated/ is stale or broken (a removed constant, a bad
@@ -198,11 +220,12 @@ def main(argv: list[str] | None = None) -> int:
             return odr_main(args.rounds, args.config)
         return _validate(args)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_SIGINT
     except Exception as exc:  # a bug in rcs: say so in one line rather than a traceback
         from generated.cli import messages as M
+        from safeio.terminal import printable
 
-        print(M.internal_error(kind=type(exc).__name__, detail=str(exc)), file=sys.stderr)
+        print(printable(M.internal_error(kind=type(exc).__name__, detail=str(exc))), file=sys.stderr)
         return EXIT_INTERNAL
 
 

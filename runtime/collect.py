@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
-
 from generated._support import Kind, RcsError, format_location
 from generated.cli import messages as M
+from generated.cli.limits import Input
 from generated.evidence.errors import ErrorCode as EvidenceCode
-from runtime import kinds, validation
+from runtime import inputs, json_text, kinds, validation
+from safeio import files
 
 # The evidence kinds the command line loads as inputs (names fixed by R-GEN-7).
 BUNDLE_KIND = "evidence/evidence_bundle"
@@ -69,37 +70,90 @@ class Collection:
         return FileResult(path, kind, unchecked=problem)
 
 
-def _kind_of_path(path: Path) -> str:
+_CANDIDATES = (".json", ".jsonl")
+
+
+def _why_not(path: Path, kind: str) -> str:
+    """Why a path that is not a regular file or a directory cannot be checked, in words."""
+    name = str(path)
+    if kind == "loop":
+        return str(files.SymlinkLoop(name))
+    if kind == "dangling":
+        return str(files.DanglingLink(name))
+    if kind == "unreadable":
+        try:
+            path.stat()
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return str(files.NotRegularFile(name, kind))
+
+
+# One entry of the work list: a file to check, or the result of one that cannot be.
+Item = Path | FileResult
+
+
+def _walk(top: Path, collection: Collection, items: list[Item], ancestors: frozenset[tuple[int, int]]) -> None:
+    """Depth first, names sorted at each level (the order of sorting by path parts), links followed.
+
+    Fail closed: a ``*.json``/``*.jsonl`` entry that is not a regular file, a dangling or looping
+    link (it may have been a directory) and a directory that cannot be listed are each an unchecked
+    result, never silently left out.
+    """
     try:
-        mode = path.stat().st_mode
-    except OSError:
-        return "missing"
-    if stat.S_ISDIR(mode):
-        return "dir"
-    return "file" if stat.S_ISREG(mode) else "other"
+        with os.scandir(top) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError as exc:
+        name = str(top)
+        items.append(collection.skip(name, None, M.unreadable(path=name, reason=exc.strerror or str(exc))))
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            info = entry.stat()
+        except OSError:
+            kind = files.kind_of(path)
+            if kind in ("loop", "dangling") or entry.name.endswith(_CANDIDATES):
+                reason = _why_not(path, kind)
+                items.append(collection.skip(entry.path, None, M.unreadable(path=entry.path, reason=reason)))
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            key = (info.st_dev, info.st_ino)
+            if key in ancestors:
+                reason = str(files.SymlinkLoop(entry.path))
+                items.append(collection.skip(entry.path, None, M.unreadable(path=entry.path, reason=reason)))
+            else:
+                _walk(path, collection, items, ancestors | {key})
+        elif entry.name.endswith(_CANDIDATES):
+            if stat.S_ISREG(info.st_mode):
+                items.append(path)
+            else:
+                reason = str(files.NotRegularFile(entry.path, files.describe(info.st_mode)))
+                items.append(collection.skip(entry.path, None, M.unreadable(path=entry.path, reason=reason)))
 
 
-def expand(paths: Iterable[str], collection: Collection) -> list[Path]:
-    """Files to check: each file given, and every ``*.json`` file below each directory, sorted."""
-    files: list[Path] = []
+def expand(paths: Iterable[str], collection: Collection) -> list[Item]:
+    """What to check: each file given, and every ``*.json``/``*.jsonl`` below each directory given.
+
+    Anything that cannot be checked is already a result (unchecked, counted, exit status 2).
+    """
+    items: list[Item] = []
     for given in paths:
         path = Path(given)
-        what = _kind_of_path(path)
-        if what == "dir":
-            found = sorted(
-                (p for pattern in ("*.json", "*.jsonl") for p in path.rglob(pattern) if _kind_of_path(p) == "file"),
-                key=lambda p: p.parts,  # the order of Path comparison, without its per-comparison cost
-            )
+        kind = files.kind_of(path)
+        if kind == "dir":
+            found: list[Item] = []
+            info = path.stat()
+            _walk(path, collection, found, frozenset({(info.st_dev, info.st_ino)}))
             if not found:
                 collection.usage.append(M.no_files(path=given))
-            files.extend(found)
-        elif what == "file":
-            files.append(path)
-        elif what == "missing":
+            items.extend(found)
+        elif kind == "file":
+            items.append(path)
+        elif kind == "missing":
             collection.usage.append(M.no_such_path(path=given))
         else:
-            collection.usage.append(M.not_a_file(path=given))
-    return files
+            items.append(collection.skip(given, None, M.unreadable(path=given, reason=_why_not(path, kind))))
+    return items
 
 
 def declared_schema(raw: bytes) -> tuple[str | None, str | None]:
@@ -109,8 +163,8 @@ def declared_schema(raw: bytes) -> tuple[str | None, str | None]:
     line and column and both survive deep nesting and huge numbers.
     """
     try:
-        data: Any = pydantic_core.from_json(raw, allow_inf_nan=False)
-    except ValueError as exc:
+        data: Any = json_text.read(raw)
+    except json_text.JsonTextError as exc:
         return None, str(exc)
     if isinstance(data, dict) and isinstance(data.get("$schema"), str):
         return data["$schema"], None
@@ -133,7 +187,7 @@ def check_file(path: Path, kind: Kind | None, context: validation.Context, colle
 def _check_file(path: Path, kind: Kind | None, context: validation.Context, collection: Collection) -> FileResult:
     name = str(path)
     try:
-        raw = path.read_bytes()
+        raw = inputs.read_bytes(path, Input.ARTIFACT)
     except OSError as exc:
         return collection.skip(name, None, M.unreadable(path=name, reason=exc.strerror or str(exc)))
     if path.suffix == ".jsonl" or looks_like_json_lines(raw):
@@ -150,8 +204,8 @@ def looks_like_json_lines(raw: bytes) -> bool:
     if not newline or not rest.strip():
         return False
     try:
-        return isinstance(pydantic_core.from_json(first, allow_inf_nan=False), dict)
-    except ValueError:
+        return isinstance(json_text.read(first), dict)
+    except json_text.JsonTextError:
         return False
 
 
@@ -199,25 +253,33 @@ def load_evidence(bundle: str, collection: Collection) -> Any:
     """The EvidenceStore of a bundle file; on failure the bundle's violations become a result."""
     from runtime.evidence.store import EvidenceStore
 
-    result = check_file(Path(bundle), kinds.resolve(BUNDLE_KIND), validation.Context(), collection)
+    try:
+        raw = inputs.read_bytes(bundle, Input.EVIDENCE_BUNDLE)
+    except FileNotFoundError:
+        collection.usage.append(M.no_such_path(path=bundle))
+        return None
+    except OSError as exc:
+        collection.usage.append(M.unreadable(path=bundle, reason=exc.strerror or str(exc)))
+        return None
+    # A bundle is one JSON document, whatever its lines look like: read once, checked and loaded as such.
+    result = check_text(bundle, raw, kinds.resolve(BUNDLE_KIND), validation.Context(), collection)
     if result.unchecked is not None:
         return None
     if not result.valid:
         collection.results.append(result)
         collection.usage.append(M.bad_bundle(path=bundle, count=len(result.violations)))
         return None
-    return EvidenceStore.read(bundle)
+    return EvidenceStore.from_bundle(raw)
 
 
 def load_policy(path: str, collection: Collection) -> Any:
     """A claim policy from a YAML file; on failure a result and a usage problem."""
     from runtime.evidence.policy import load_claim_policy
 
-    if _kind_of_path(Path(path)) != "file":
-        collection.usage.append(M.no_such_path(path=path))
-        return None
     try:
         return load_claim_policy(path)
+    except FileNotFoundError:
+        collection.usage.append(M.no_such_path(path=path))
     except OSError as exc:
         collection.usage.append(M.unreadable(path=path, reason=exc.strerror or str(exc)))
     except RcsError as exc:
@@ -256,9 +318,9 @@ def collect(
     if collection.usage:
         return collection
     context = validation.Context(evidence=store, claim_policy=policy)
-    files = expand(paths, collection)
-    for done, path in enumerate(files, 1):
-        collection.results.append(check_file(path, kind, context, collection))
+    items = expand(paths, collection)
+    for done, item in enumerate(items, 1):
+        collection.results.append(item if isinstance(item, FileResult) else check_file(item, kind, context, collection))
         if progress is not None:
-            progress(done, len(files))
+            progress(done, len(items))
     return collection

@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from generated._documents import DOCUMENTS, ENGINE_OPTIONS, FORMAT_SHAPES, PATTERNS
+from generated._documents import DOCUMENTS, ENGINE_OPTIONS, FORMAT_SHAPES, PATTERNS, pattern_options
 from generated._support import Location
 
 # Messages longer than this show the value as "value" instead of its JSON text (a whole object
@@ -78,6 +78,7 @@ def validator(uri: str, masked: bool = False) -> jsonschema_rs.Validator:
         retriever=_refuse,
         mask="value" if masked else None,
         formats=_formats(),
+        pattern_options=pattern_options(),
         **ENGINE_OPTIONS,
     )
 

@@ -2,9 +2,9 @@
 
 pydantic-core's parser reads the text, as ``model_validate_json`` does, so the engine and the
 models see the same value: duplicate member names keep the last value; a lone surrogate escape
-(``"\\ud800"``) is invalid JSON; integers of any size stay exact; ``NaN``/``Infinity`` are not JSON.
-A number too large for a double (``1e400``) is refused here: the parser would make it infinite,
-and no JSON Schema engine judges an infinity faithfully.
+(``"\\ud800"``) is invalid JSON; integers of any size stay exact; ``NaN``/``Infinity`` are not JSON;
+one leading byte-order mark is ignored. A number too large for a double (``1e400``) is refused
+here: the parser would make it infinite, and no JSON Schema engine judges an infinity faithfully.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 import pydantic_core
 
 from generated.cli import messages as M
+from safeio import files
 
 # A literal reaches a double's limit (about 1.8e308) only with 100 or more digits in a row or an
 # exponent of three or more digits: with every digit made "0" (and "E" "e"), both are plain byte
@@ -52,7 +53,11 @@ OVERFLOW = M.json_overflow()
 
 
 def read(text: str | bytes) -> Any:
-    """The JSON value of ``text``, overflowing numbers not yet looked for; raises JsonTextError."""
+    """The JSON value of ``text``, overflowing numbers not yet looked for; raises JsonTextError.
+
+    One leading byte-order mark is ignored (RFC 8259 8.1 allows it), as in every input rcs reads.
+    """
+    text = files.without_bom(text) if isinstance(text, bytes) else text.removeprefix("\ufeff")
     try:
         return pydantic_core.from_json(text, allow_inf_nan=False, cache_strings=False)
     except ValueError as exc:

@@ -6,17 +6,22 @@ import json
 
 from generated.cli import messages as M
 from runtime.collect import Collection
+from safeio.terminal import printable, printable_json
 
 
 def text(collection: Collection) -> str:
-    """One line per violation, ``PATH: ErrorClass: message (at LOCATION)``, then a summary line."""
+    """One line per violation, ``PATH: ErrorClass: message (at LOCATION)``, then a summary line.
+
+    Paths, messages (which quote the artifact's values) and locations are others' text: control
+    characters in them are escaped, so no file can print a line of its own.
+    """
     lines: list[str] = []
     for result in collection.results:
         for v in result.violations:
             where = f" (at {v.location})" if v.location != "$" else ""
-            lines.append(f"{result.path}: {v.error}: {v.message}{where}")
+            lines.append(printable(f"{result.path}: {v.error}: {v.message}{where}"))
         if result.crashed is not None:
-            lines.append(f"{result.path}: {M.crash_error()}: {result.crashed}")
+            lines.append(printable(f"{result.path}: {M.crash_error()}: {result.crashed}"))
     lines.append(summary(collection))
     return "\n".join(lines) + "\n"
 
@@ -52,4 +57,4 @@ def as_json(collection: Collection) -> str:
         if r.crashed is not None:
             errors.append({"error": M.crash_error(), "message": r.crashed, "location": "$"})
         payload.append({"path": r.path, "kind": r.kind, "valid": r.valid, "errors": errors})
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    return printable_json(json.dumps(payload, indent=2, ensure_ascii=False)) + "\n"

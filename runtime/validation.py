@@ -29,7 +29,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from generated._support import Kind, Location, RcsError
+from generated._support import Kind, Location, RcsError, format_location
 from generated.cli import messages as M
 from runtime import engine, json_text
 from runtime.kinds import holds_untyped, model_of, parser_of
@@ -102,8 +102,21 @@ def _model(kind: Kind, value: Any) -> Any:
         return parser_of(kind)(value)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        message = M.model_disagreement(kind=kind.kind, detail=str(first["msg"]), where=str(list(first["loc"])))
-        raise ModelDisagreement(message) from None
+        where = format_location(data_path(value, first["loc"]))
+        raise ModelDisagreement(M.model_disagreement(kind=kind.kind, detail=str(first["msg"]), where=where)) from None
+
+
+def data_path(value: Any, loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """The part of a pydantic error location that indexes the data: the names pydantic gives union
+    branches and validators (``int``, ``dict[str,...]``, ``function-after[...]``) are not in it."""
+    path: list[str | int] = []
+    for part in loc:
+        in_object = isinstance(value, dict) and isinstance(part, str) and part in value
+        in_array = isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value)
+        if in_object or in_array:
+            value = value[part]
+            path.append(part)
+    return tuple(path)
 
 
 def _schema_stage(kind: Kind, text: str | bytes, rules: DomainRules) -> tuple[list[RcsError], Any]:

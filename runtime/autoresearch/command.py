@@ -16,7 +16,8 @@ from typing import TextIO
 from generated._support import RcsError
 from generated.autoresearch import errors as E
 from generated.autoresearch import messages as M
-from runtime.cli import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from runtime.exit_status import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from safeio.terminal import printable
 
 EXIT_BY_STATUS = {"needs_operator": EXIT_INVALID}
 OWN_OPTIONS = frozenset({"--resume", "--max-iterations"})
@@ -43,7 +44,7 @@ def run(
     from runtime.autoresearch.processes import Interrupted, Signals
 
     def say(line: str) -> None:
-        print(line, file=out, flush=True)
+        print(printable(line), file=out, flush=True)
 
     # Installed for the rest of the process: from here on a signal never kills rcs holding the lock.
     # During launch/resume the first one raises Interrupted, so a half-made lane is removed (R-AR-2).
@@ -65,19 +66,19 @@ def run(
         if active is not None:  # made, then interrupted before its loop: leave it resumable
             active.interrupted()
             active.held.release()
-            print(M.resume_hint(run_id=active.manifest.run_id), file=err)
+            print(printable(M.resume_hint(run_id=active.manifest.run_id)), file=err)
         return 128 + exc.signum
     except OSError as exc:
-        print(M.prefix(problem=str(E.io_failed(detail=str(exc)))), file=err)
+        print(printable(M.prefix(problem=str(E.io_failed(detail=str(exc))))), file=err)
         return EXIT_USAGE
     except RcsError as exc:
-        print(M.prefix(problem=str(exc)), file=err)
+        print(printable(M.prefix(problem=str(exc))), file=err)
         return EXIT_USAGE
     try:
         status = supervisor.supervise(active, max_iterations)
     except (RcsError, OSError) as exc:  # git or the disk failed under us: the run stays resumable
-        print(M.prefix(problem=str(exc)), file=err)
-        print(M.resume_hint(run_id=active.manifest.run_id), file=err)
+        print(printable(M.prefix(problem=str(exc))), file=err)
+        print(printable(M.resume_hint(run_id=active.manifest.run_id)), file=err)
         return EXIT_USAGE
     return status_exit(status, active.signals.received)
 
@@ -99,11 +100,11 @@ def _main(args: Sequence[str], resume_id: str | None, max_iterations: int | None
         rest = rest[1:]
     own = [a for a in rest if a.split("=", 1)[0] in OWN_OPTIONS]
     if own:  # codex would reject them with a confusing message; ours is clearer
-        print(M.prefix(problem=M.misplaced_option(option=own[0].split("=", 1)[0])), file=sys.stderr)
+        print(printable(M.prefix(problem=M.misplaced_option(option=own[0].split("=", 1)[0]))), file=sys.stderr)
         return EXIT_USAGE
     if resume_id is None:
         if not rest:
-            print(M.prefix(problem=M.no_mission()), file=sys.stderr)
+            print(printable(M.prefix(problem=M.no_mission())), file=sys.stderr)
             return EXIT_USAGE
         return run(rest[0], None, rest[1:], max_iterations, sys.stdout, sys.stderr)
     return run(None, resume_id, rest, max_iterations, sys.stdout, sys.stderr)

@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from runtime import kinds, validation
+from generated.cli.limits import Input
+from runtime import inputs, kinds, validation
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -75,9 +76,10 @@ def write_model(path: Path, model: BaseModel) -> None:
     write_text(path, text)
 
 
-def read_model(path: Path, kind: str, model: type[M]) -> M:
-    """The validated model of a JSON file of ``kind`` (``autoresearch/<name>``); raises the domain's errors."""
-    parsed = validation.validate(kinds.resolve(kind), path.read_bytes(), validation.Context())
+def read_model(path: Path, kind: str, model: type[M], what: Input = Input.RUN_STATE) -> M:
+    """The validated model of a JSON file of ``kind`` (``autoresearch/<name>``), read as an input of
+    kind ``what`` (its cap; never through a symlink); raises OSError or the domain's errors."""
+    parsed = validation.validate(kinds.resolve(kind), inputs.read_bytes(path, what), validation.Context())
     assert isinstance(parsed, model)
     return parsed
 

@@ -7,7 +7,6 @@ the pair (with the keep policy) to a decision.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,8 +19,11 @@ from generated.autoresearch import config as C
 from generated.autoresearch.candidate_schema import Candidate
 from generated.autoresearch.evaluation_schema import Evaluation
 from generated.autoresearch.evaluator_result_schema import EvaluatorResult
+from generated.cli.limits import Input
+from runtime import inputs, json_text
 from runtime.autoresearch import files, git
 from runtime.autoresearch.processes import Outcome, Signals, run_group
+from safeio import files as files_io
 
 CO = C.CandidateOutcome
 EO = C.EvaluationOutcome
@@ -41,7 +43,7 @@ class Verdict:
 def read_candidate(path: Path) -> tuple[Candidate | None, str]:
     """The validated candidate.json, or None and why not."""
     try:
-        return files.read_model(path, CANDIDATE_KIND, Candidate), ""
+        return files.read_model(path, CANDIDATE_KIND, Candidate, Input.CANDIDATE), ""
     except FileNotFoundError:
         return None, f"{path.name} was not written"
     except OSError as exc:
@@ -113,9 +115,9 @@ def _names(paths: list[str]) -> str:
 def parse_stdout(data: bytes) -> tuple[EvaluatorResult | None, str | None]:
     """The evaluator's result, or None and the error: stdout must be exactly one JSON object."""
     try:
-        text = data.decode("utf-8").strip()
-        value = json.loads(text)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        text = files_io.without_bom(data).decode("utf-8").strip()
+        value = json_text.parse(text)
+    except (UnicodeDecodeError, ValueError) as exc:
         return None, f"stdout is not exactly one JSON object ({type(exc).__name__}: {exc})"
     if not isinstance(value, dict):
         return None, f"stdout is JSON but not an object ({type(value).__name__})"
@@ -160,7 +162,10 @@ def evaluate(
     elif outcome.exit_code != 0:
         error = f"evaluator exited with status {outcome.exit_code}"
     else:
-        result, error = parse_stdout(stdout.read_bytes())
+        try:
+            result, error = parse_stdout(inputs.read_bytes(stdout, Input.EVALUATOR_OUTPUT))
+        except OSError as exc:
+            error = f"stdout: {exc.strerror or exc}"
     return files.build(
         Evaluation,
         {
@@ -177,12 +182,13 @@ def evaluate(
     )
 
 
-def score_of(evaluation: Evaluation) -> float | None:
-    """The numeric score, if the evaluator gave one."""
+def score_of(evaluation: Evaluation) -> int | float | None:
+    """The numeric score as the evaluator wrote it, if it gave one: an integer stays an integer, so
+    scores above 2**53 compare exactly (Python compares int and float exactly; float() would round)."""
     result = evaluation.result
     if result is None or result.score is MISSING:
         return None
-    return float(result.score)
+    return result.score
 
 
 def passed(evaluation: Evaluation) -> bool | None:
@@ -190,7 +196,7 @@ def passed(evaluation: Evaluation) -> bool | None:
     return None if evaluation.result is None else evaluation.result.pass_
 
 
-def classify(evaluation: Evaluation, kept_score: float | None) -> C.EvaluationOutcome:
+def classify(evaluation: Evaluation, kept_score: int | float | None) -> C.EvaluationOutcome:
     """What an evaluation amounts to against the last kept score (R-AR-3: higher is better, ties lose)."""
     if evaluation.result is None:
         return EO.ERROR

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from generated._support import RcsError
 from generated.autoresearch import config as C
+from generated.cli.limits import Input
+from runtime import inputs
 from runtime.autoresearch import git
 
 
@@ -30,11 +32,16 @@ def exclude_patterns() -> list[str]:
 def write_excludes(worktree: Path) -> Path:
     """Add the patterns to the exclude file git reads for this worktree (R-AR-8); returns that file."""
     path = git.git_path(worktree, "info/exclude")
-    existing = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    try:
+        existing = inputs.read_text(path, Input.RUN_STATE).splitlines()
+    except FileNotFoundError:
+        existing = []
     missing = [p for p in exclude_patterns() if p not in existing]
     if missing:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as handle:
+        # Appended without following a link or blocking on a FIFO put there since it was read.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
             if existing and existing[-1] != "":
                 handle.write("\n")
             handle.write("# rcs autoresearch runtime artifacts (R-AR-8)\n" + "".join(p + "\n" for p in missing))

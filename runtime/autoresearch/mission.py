@@ -12,15 +12,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from generated._support import RcsError
 from generated.autoresearch import config as C
 from generated.autoresearch import errors as E
 from generated.autoresearch.manifest_schema import EvaluatorContract
 from generated.autoresearch.sandbox_schema import SandboxFrontmatter, Worker
-from runtime import strict_yaml
+from generated.cli.limits import Input
+from runtime import inputs
 from runtime.autoresearch import files, git
+from safeio import yaml_data
 
 SANDBOX_KIND = "autoresearch/sandbox"
 _FENCE = "---"
@@ -62,14 +62,15 @@ def frontmatter(text: str, path: Path) -> SandboxFrontmatter:
         raise E.bad_frontmatter(path=str(path), detail="no closing '---' line") from None
     source = "\n".join(lines[1:end])
     try:
-        data = strict_yaml.load(source)
-    except yaml.YAMLError as exc:
-        line, problem = strict_yaml.problem(exc, source)
-        raise E.bad_frontmatter(path=str(path), detail=f"line {line + 1}: {problem}") from None
+        data = yaml_data.load(source)
+        as_json = json.dumps(data)  # YAML read as JSON data only: nothing to coerce
+    except yaml_data.YamlError as exc:
+        # Lines of the file: the frontmatter starts on its second line.
+        raise E.bad_frontmatter(path=str(path), detail=f"line {exc.line + 1}: {exc.problem}") from None
     except RecursionError:
         raise E.bad_frontmatter(path=str(path), detail="nested too deeply") from None
     try:
-        return files.parse_model(json.dumps(data, default=str), SANDBOX_KIND, SandboxFrontmatter)
+        return files.parse_model(as_json, SANDBOX_KIND, SandboxFrontmatter)
     except RcsError as exc:
         where = f" at {'/'.join(map(str, exc.location))}" if exc.location else ""
         raise E.bad_frontmatter(path=str(path), detail=f"{exc}{where}") from None
@@ -90,7 +91,7 @@ def load(path: str) -> Mission:
     for name in (C.MISSION_FILE, C.SANDBOX_FILE):
         file = directory / name
         try:
-            texts[name] = file.read_text(encoding="utf-8")
+            texts[name] = inputs.read_text(file, Input.MISSION)
         except FileNotFoundError:
             raise E.missing_mission_file(path=str(file)) from None
         except (OSError, UnicodeDecodeError) as exc:

@@ -109,6 +109,13 @@ class Outcome:
     seconds: float
 
 
+def _fresh(path: Path) -> IO[bytes]:
+    """A new, empty file at ``path`` for a child's output, whatever was there (a FIFO a worker left
+    would block a plain open; a symlink would send the output elsewhere)."""
+    path.unlink(missing_ok=True)
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644), "wb")
+
+
 def run_group(
     argv: Sequence[str],
     cwd: Path,
@@ -124,7 +131,7 @@ def run_group(
     """Run ``argv`` as the leader of a new process group; kill the group on timeout or when it is done."""
     begin = time.monotonic()
     stdout.parent.mkdir(parents=True, exist_ok=True)
-    with open(stdout, "wb") as out, open(stderr, "wb") as err:
+    with _fresh(stdout) as out, _fresh(stderr) as err:
         process = subprocess.Popen(
             list(argv),
             cwd=cwd,

@@ -25,6 +25,8 @@ from generated.autoresearch.candidate_schema import Candidate
 from generated.autoresearch.evaluation_schema import Evaluation
 from generated.autoresearch.ledger_schema import IterationLedger, LedgerEntry
 from generated.autoresearch.manifest_schema import Manifest
+from generated.cli.limits import Input
+from runtime import inputs
 from runtime.autoresearch import files, git, judge, lane, lock, report, worker
 from runtime.autoresearch.mission import Mission
 from runtime.autoresearch.processes import Signals, group_alive, kill_group, run_group
@@ -173,7 +175,7 @@ class Run:
         candidate: Candidate | None,
         commit: str | None,
         kept: str,
-        kept_score: float | None,
+        kept_score: int | float | None,
         evaluation: Evaluation | None,
         began: str,
         worker_seconds: float,
@@ -496,8 +498,8 @@ def resume(
             held,
             say,
             signals or Signals(),
-            mission_text=(run_dir / C.MISSION_FILE).read_text(encoding="utf-8"),
-            sandbox_text=(run_dir / C.SANDBOX_FILE).read_text(encoding="utf-8"),
+            mission_text=inputs.read_text(run_dir / C.MISSION_FILE, Input.MISSION),
+            sandbox_text=inputs.read_text(run_dir / C.SANDBOX_FILE, Input.MISSION),
         )
         worktree = run.worktree
         if not lane.is_worktree(worktree):

@@ -13,6 +13,7 @@ from generated.autoresearch import messages as M
 from generated.autoresearch.ledger_schema import LedgerEntry
 from generated.autoresearch.manifest_schema import Manifest
 from runtime.autoresearch import report
+from safeio import files
 
 
 def binary() -> str:
@@ -21,7 +22,28 @@ def binary() -> str:
     found = shutil.which(name)
     if found is None:
         raise E.worker_not_found(binary=name, detail="not found or not executable")
+    interpreter = missing_interpreter(found)
+    if interpreter is not None:
+        raise E.worker_not_found(binary=found, detail=f"its #! interpreter {interpreter} is not an executable file")
     return found
+
+
+def missing_interpreter(path: str) -> str | None:
+    """The interpreter a script's ``#!`` line names when it cannot be run, else None.
+
+    (exec reports a missing interpreter as the script itself being missing: name the right file.)
+    """
+    try:
+        head = files.read_head(path, 256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].split()
+    if not words:
+        return None
+    interpreter = os.fsdecode(words[0])
+    return None if os.path.isfile(interpreter) and os.access(interpreter, os.X_OK) else interpreter
 
 
 def _names_sandbox(args: Sequence[str]) -> bool:

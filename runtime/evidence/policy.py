@@ -6,14 +6,13 @@ import json
 import os
 from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 
-import yaml
-
+from generated.cli.limits import Input
 from generated.evidence import errors as E
 from generated.evidence.claim_policy import CLAIM_POLICY_JSON
 from generated.evidence.claim_policy_schema import ClaimPolicy
-from runtime import strict_yaml
+from runtime import inputs
+from safeio import yaml_data
 
 
 @cache
@@ -38,18 +37,16 @@ def load_claim_policy(path: str | os.PathLike[str] | None = None) -> ClaimPolicy
     """
     if path is None:
         return default_claim_policy()
-    raw = Path(path).read_bytes()
     try:
-        text = raw.decode("utf-8")
-        data = strict_yaml.load(text)
-        as_json = json.dumps(data, default=str)
+        text = inputs.read_text(path, Input.CLAIM_POLICY)
+        data = yaml_data.load(text)
+        as_json = json.dumps(data)  # YAML read as JSON data only: nothing to coerce
     except UnicodeDecodeError as exc:
         raise E.yaml_syntax(detail=f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except yaml.YAMLError as exc:
-        line, message = strict_yaml.problem(exc, text)
-        raise E.yaml_syntax(detail=f"line {line}: {message}") from None
-    except (RecursionError, ValueError) as exc:  # nested too deeply to read or to write as JSON
-        raise E.yaml_syntax(detail=f"cannot be read as JSON data ({type(exc).__name__})") from None
+    except yaml_data.YamlError as exc:
+        raise E.yaml_syntax(detail=str(exc)) from None
+    except RecursionError:  # nested too deeply to write as JSON
+        raise E.yaml_syntax(detail="nested too deeply") from None
     return load_claim_policy_text(as_json)
 
 

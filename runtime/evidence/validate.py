@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 from pydantic import BaseModel
 
 from generated._support import Kind, RcsError
+from generated.cli.limits import Input
 from generated.evidence import errors as E
 from generated.evidence.claim_policy_schema import ClaimPolicy
-from runtime import kinds, validation
+from runtime import inputs, kinds, validation
 from runtime.evidence.store import EvidenceStore
 
 Source = str | bytes | os.PathLike[str]
@@ -29,7 +29,7 @@ def _kind(name: str) -> Kind:
 
 def _text(source: Source) -> str | bytes:
     if isinstance(source, os.PathLike):
-        return Path(source).read_bytes()
+        return inputs.read_bytes(source, Input.ARTIFACT)
     return source
 
 

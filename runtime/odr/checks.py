@@ -9,9 +9,11 @@ from pydantic import BaseModel
 
 from generated._support import RcsError
 from generated.odr import errors as ERRORS
+from generated.odr.config_schema import ODRConfig
 from generated.odr.stop_rules import ParseErrorCode, StopReason
 from generated.odr.trace_record_schema import TraceRecord
 from runtime.validation import Check, Context
+from safeio.regex import PatternError, compile_linear
 
 # Records that stop before the metric phase carry no parse results and no similarity metrics.
 _EARLY = frozenset({StopReason.CODE_LEAK.value, StopReason.SHAPE_VIOLATION.value})
@@ -20,6 +22,7 @@ _EARLY = frozenset({StopReason.CODE_LEAK.value, StopReason.SHAPE_VIOLATION.value
 def check_trace_record(model: BaseModel, context: Context) -> Iterator[RcsError]:
     """Known codes, R-ODR-5 nullability, and fields that must agree with each other."""
     assert isinstance(model, TraceRecord)
+    yield from pattern_violations(model.run_config.code_leak_patterns, ("run_config", "code_leak_patterns"))
     reason = model.stop_reason
     if reason is not None and reason not in StopReason.__members__:
         yield ERRORS.trace_unknown_code(
@@ -58,4 +61,22 @@ def check_trace_record(model: BaseModel, context: Context) -> Iterator[RcsError]
             yield ERRORS.trace_parsed_null(field=field, location=(field,))
 
 
-CHECKS: MappingProxyType[str, Check] = MappingProxyType({"trace_record": check_trace_record})
+def pattern_violations(patterns: list[str], where: tuple[str | int, ...]) -> Iterator[RcsError]:
+    """Each code-leak pattern the runner's engine refuses (R-ODR-8): ``rcs validate`` and ``rcs odr run``
+    accept exactly the same configs."""
+    for index, pattern in enumerate(patterns):
+        try:
+            compile_linear(pattern)
+        except PatternError as exc:
+            yield ERRORS.pattern_does_not_compile(index=index, detail=exc.detail, location=(*where, index))
+
+
+def check_config(model: BaseModel, context: Context) -> Iterator[RcsError]:
+    """An ODR config: its patterns compile on the runner's engine."""
+    assert isinstance(model, ODRConfig)
+    yield from pattern_violations(model.code_leak_patterns, ("code_leak_patterns",))
+
+
+CHECKS: MappingProxyType[str, Check] = MappingProxyType(
+    {"config": check_config, "trace_record": check_trace_record}
+)

@@ -10,30 +10,41 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TextIO
 
 import pydantic_core
 
 from generated._support import RcsError, format_location
 from generated.cli import messages as M
+from generated.cli.limits import Input
 from generated.odr import errors as E
 from generated.odr.config_schema import ODRConfig
-from runtime import kinds, validation
-from runtime.cli import EXIT_OK, EXIT_USAGE
+from runtime import inputs, kinds, validation
+from runtime.exit_status import EXIT_OK, EXIT_USAGE
 from runtime.odr.core import SIDES, ODRState, run_round
 from runtime.odr.text import BOM
+from safeio.terminal import printable, printable_json
 
 CONFIG_KIND = "odr/config"
 
 
 def load_config(path: str) -> ODRConfig:
     """A config file validated against its schema (R-GEN-3); raises the first violation."""
-    raw = Path(path).read_bytes()
+    raw = inputs.read_bytes(path, Input.ODR_CONFIG)
     model = validation.validate(kinds.resolve(CONFIG_KIND), raw, validation.Context())
     assert isinstance(model, ODRConfig)
     # The file's "$schema" locates the schema for editors; it is not part of the run's config.
     return ODRConfig(**model.model_dump(exclude={"field_schema"}))
+
+
+def lines_of(raw: bytes) -> Iterator[str]:
+    """The lines of a rounds file, each decoded as UTF-8 only when reached (UnicodeDecodeError then).
+
+    Lines end at ``\n``, ``\r\n`` or ``\r``, as text-mode reading splits them; a bad byte on a
+    late line leaves the records of the rounds before it printed.
+    """
+    for line in raw.splitlines():
+        yield line.decode("utf-8")
 
 
 def rounds(lines: Iterator[str]) -> Iterator[tuple[int, str, str]]:
@@ -60,50 +71,49 @@ def rounds(lines: Iterator[str]) -> Iterator[tuple[int, str, str]]:
         yield number, data[SIDES[0]], data[SIDES[1]]
 
 
+def _refuse(problem: str, err: TextIO) -> int:
+    """Say why the input cannot be used (others' text escaped); exit status 2."""
+    print(printable(M.odr_prefix(problem=problem)), file=err)
+    return EXIT_USAGE
+
+
 def run(path: str, config_path: str | None, out: TextIO, err: TextIO) -> int:
     """Run the rounds of ``path``; returns the exit status."""
     try:
         config = load_config(config_path) if config_path else ODRConfig()
         state = ODRState(config=config)
     except OSError as exc:
-        print(M.odr_prefix(problem=M.unreadable(path=str(config_path), reason=exc.strerror or str(exc))), file=err)
-        return EXIT_USAGE
+        return _refuse(M.unreadable(path=str(config_path), reason=exc.strerror or str(exc)), err)
     except RcsError as exc:
         where = f" (at {format_location(exc.location)})" if exc.location else ""
-        print(M.odr_prefix(problem=M.odr_bad_config(path=str(config_path), detail=f"{exc}{where}")), file=err)
-        return EXIT_USAGE
+        return _refuse(M.odr_bad_config(path=str(config_path), detail=f"{exc}{where}"), err)
     try:
-        handle = open(path, encoding="utf-8", errors="strict")  # noqa: SIM115 - closed below
+        raw = inputs.read_bytes(path, Input.ODR_ROUNDS)
     except OSError as exc:
-        print(M.odr_prefix(problem=M.unreadable(path=path, reason=exc.strerror or str(exc))), file=err)
-        return EXIT_USAGE
+        return _refuse(M.unreadable(path=path, reason=exc.strerror or str(exc)), err)
     try:
-        with handle:
-            for _, architect, auditor in rounds(iter(handle)):
-                state = run_round(state, architect, auditor)
-                try:
-                    out.write(
-                        json.dumps(state.trace[-1].model_dump(mode="json", by_alias=True), ensure_ascii=False) + "\n"
-                    )
-                    out.flush()
-                except BrokenPipeError:
-                    # The reader is gone (`| head`): stop quietly; nothing more can be delivered.
-                    os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
-                    break
-                if state.stop_reason is not None:
-                    break
+        for _, architect, auditor in rounds(lines_of(raw)):
+            state = run_round(state, architect, auditor)
+            try:
+                record = state.trace[-1].model_dump(mode="json", by_alias=True)
+                out.write(printable_json(json.dumps(record, ensure_ascii=False)) + "\n")
+                out.flush()
+            except BrokenPipeError:
+                # The reader is gone (`| head`): stop quietly; nothing more can be delivered.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+                break
+            if state.stop_reason is not None:
+                break
     except UnicodeDecodeError as exc:
-        print(M.odr_prefix(problem=M.unreadable(path=path, reason=f"not UTF-8 ({exc.reason})")), file=err)
-        return EXIT_USAGE
+        return _refuse(M.unreadable(path=path, reason=f"not UTF-8 ({exc.reason})"), err)
     except RcsError as exc:
-        print(M.odr_prefix(problem=f"{path}: {exc}"), file=err)
-        return EXIT_USAGE
+        return _refuse(f"{path}: {exc}", err)
     out.flush()
     if state.stop_reason is not None:
         summary = M.odr_stopped(rounds=len(state.trace), reason=state.stop_reason, stable_count=state.stable_count)
     else:
         summary = M.odr_not_stopped(rounds=len(state.trace), stable_count=state.stable_count)
-    print(M.odr_prefix(problem=summary), file=err)
+    print(printable(M.odr_prefix(problem=summary)), file=err)
     return EXIT_OK
 
 

@@ -7,8 +7,6 @@ emit one trace record.
 
 from __future__ import annotations
 
-import contextlib
-import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -20,30 +18,24 @@ from generated.odr.trace_record_schema import CodeLeakMatch, Metrics, SourcedPar
 from runtime.odr.metrics import similarity, threshold
 from runtime.odr.parsers import parse
 from runtime.odr.text import normalized
+from safeio.regex import LinearPattern, PatternError, compile_linear
 
 SIDES = tuple(HEADERS)  # the parsers of the stop-rules table, architect first
-# \x1c-\x1f are whitespace to Unicode-mode \s but not to ASCII mode: text with them takes the slow path.
-_UNICODE_ONLY_SPACE = re.compile("[\x1c-\x1f]")
 
 
 @lru_cache(maxsize=64)
-def compiled_patterns(patterns: tuple[str, ...], ascii_text: bool = False) -> tuple[re.Pattern[str], ...]:
+def compiled_patterns(patterns: tuple[str, ...]) -> tuple[LinearPattern, ...]:
     """The code-leak patterns, compiled once; ODRConfigError names the first that does not (R-ODR-8).
 
-    With ``ascii_text`` (ASCII text without \\x1c-\\x1f), ASCII patterns are compiled in ASCII mode:
-    on such text they match exactly as in Unicode mode (\\b, \\w, \\s, case folding agree there),
-    several times faster.
+    They run on a linear-time engine (safeio.regex), so no pattern can make a round slow: a
+    construct that needs backtracking (look-around, backreferences) is refused here, named.
     """
     result = []
     for index, pattern in enumerate(patterns):
         try:
-            unicode = re.compile(pattern)
-        except (re.error, ValueError, RecursionError, OverflowError) as exc:
-            raise E.pattern_does_not_compile(index=index, detail=str(exc)) from None
-        if ascii_text and pattern.isascii():
-            with contextlib.suppress(re.error, ValueError):  # an inline (?u): keep the Unicode compilation
-                unicode = re.compile(pattern, re.ASCII)
-        result.append(unicode)
+            result.append(compile_linear(pattern))
+        except PatternError as exc:
+            raise E.pattern_does_not_compile(index=index, detail=exc.detail) from None
     return tuple(result)
 
 
@@ -67,9 +59,8 @@ def code_leaks(config: ODRConfig, architect: str, auditor: str) -> list[CodeLeak
     """Every (side, pattern) that matched, architect first, patterns in order (R-ODR-7)."""
     found = []
     for side, text in zip(SIDES, (architect, auditor), strict=True):
-        same_in_ascii_mode = text.isascii() and _UNICODE_ONLY_SPACE.search(text) is None
-        for pattern in compiled_patterns(tuple(config.code_leak_patterns), same_in_ascii_mode):
-            if pattern.search(text) is not None:
+        for pattern in compiled_patterns(tuple(config.code_leak_patterns)):
+            if pattern.search(text):
                 found.append(CodeLeakMatch(side=side, pattern=pattern.pattern))  # type: ignore[arg-type]
     return found
 

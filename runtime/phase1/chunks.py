@@ -79,9 +79,10 @@ def chunk_sections(paper_id: str, pairs: list[tuple[str, str]]) -> list[tuple[st
     """(chunk_id, section, text, section_index, chunk_index) for every chunk, in order.
 
     Labels are compared stripped and case-folded for duplicates (R-P1-1); identical chunk text twice in
-    one section is one chunk (R-P1-3).
+    one section is one chunk (R-P1-3); two different chunks with one id are an InvalidInputError.
     """
     seen_labels: set[str] = set()
+    owners: dict[str, str] = {}  # chunk id -> the section of the chunk it already names
     rows: list[tuple[str, str, str, int, int]] = []
     for section_index, (label, text) in enumerate(pairs):
         section = label.strip()
@@ -97,5 +98,10 @@ def chunk_sections(paper_id: str, pairs: list[tuple[str, str]]) -> list[tuple[st
                 if piece in texts_here:
                     continue
                 texts_here.add(piece)
-                rows.append((chunk_id(paper_id, section, piece), section, piece, section_index, len(texts_here) - 1))
+                identity = chunk_id(paper_id, section, piece)
+                if identity in owners:
+                    # Only a "|" in a label or text can do this (R-P1-3's formula): two chunks, one id.
+                    raise E.chunk_id_collision(chunk_id=identity, first=owners[identity], second=section)
+                owners[identity] = section
+                rows.append((identity, section, piece, section_index, len(texts_here) - 1))
     return rows

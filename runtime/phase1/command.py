@@ -4,23 +4,24 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import TextIO
 
 from generated._support import RcsError, format_location
 from generated.cli import messages as M
+from generated.cli.limits import Input
 from generated.phase1.config import MODES
 from generated.phase1.paper_schema import Paper
-from runtime import kinds, validation
-from runtime.cli import EXIT_OK, EXIT_USAGE
+from runtime import inputs, kinds, validation
+from runtime.exit_status import EXIT_OK, EXIT_USAGE
 from runtime.phase1.pipeline import ingest_document, summarise_ingested
+from safeio.terminal import printable, printable_json
 
 PAPER_KIND = "phase1/paper"
 
 
 def load_paper(path: str) -> Paper:
     """A paper file validated against its schema from its JSON text (R-GEN-3)."""
-    model = validation.validate(kinds.resolve(PAPER_KIND), Path(path).read_bytes(), validation.Context())
+    model = validation.validate(kinds.resolve(PAPER_KIND), inputs.read_bytes(path, Input.PAPER), validation.Context())
     assert isinstance(model, Paper)
     return model
 
@@ -30,21 +31,21 @@ def run(path: str, query: str, top_k: int, output: str, out: TextIO, err: TextIO
     try:
         paper = load_paper(path)
     except OSError as exc:
-        print(M.phase1_prefix(problem=M.unreadable(path=path, reason=exc.strerror or str(exc))), file=err)
+        print(printable(M.phase1_prefix(problem=M.unreadable(path=path, reason=exc.strerror or str(exc)))), file=err)
         return EXIT_USAGE
     except RcsError as exc:
         where = f" (at {format_location(exc.location)})" if exc.location else ""
-        print(M.phase1_prefix(problem=M.phase1_bad_paper(path=path, detail=f"{exc}{where}")), file=err)
+        print(printable(M.phase1_prefix(problem=M.phase1_bad_paper(path=path, detail=f"{exc}{where}"))), file=err)
         return EXIT_USAGE
     sections = [(s.label, s.text) for s in paper.sections]
     try:
         ingested = ingest_document(paper.paper_id, sections)
         result = summarise_ingested(ingested, query, MODES[0], top_k)
     except RcsError as exc:  # the contract's ValueErrors: empty paper or query, top_k, labels
-        print(M.phase1_prefix(problem=str(exc)), file=err)
+        print(printable(M.phase1_prefix(problem=str(exc))), file=err)
         return EXIT_USAGE
     if output == "json":
-        out.write(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n")
+        out.write(printable_json(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False)) + "\n")
         return EXIT_OK
     section_of = {c.chunk_id: c.section for c in ingested.chunks}
     lines = [
@@ -59,7 +60,8 @@ def run(path: str, query: str, top_k: int, output: str, out: TextIO, err: TextIO
     for bullet in result.summary.bullets:
         cited = ", ".join(f"{cid} ({section_of[cid]})" for cid in bullet.chunk_ids)
         lines.append(f"- {bullet.text}" + (f"  [{cited}]" if cited else ""))
-    out.write("\n".join(lines) + "\n")
+    # Paper text is others' text: one line per bullet, with any control character escaped.
+    out.write("\n".join(printable(line) for line in lines) + "\n")
     return EXIT_OK
 
 

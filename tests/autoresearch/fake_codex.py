@@ -14,6 +14,8 @@ in this order (all optional):
                             kept commit, description, notes [], created_at now); "base_commit":
                             "STALE" uses the worktree's first commit
   raw        text           write this text as the candidate file instead
+  hostile    kind           make the candidate file hostile instead: "fifo" (a FIFO nobody writes),
+                            "devzero" (a symlink to /dev/zero), "huge" (2 MiB of JSON whitespace)
   ready      path           touch this file (tests wait for it)
   signal     name           send this signal to the supervisor (our parent), then keep going
   sleep      seconds        sleep (a hang, for timeouts and signals)
@@ -70,7 +72,15 @@ def main() -> int:
     if step.get("index_lock"):
         Path(git("rev-parse", "--path-format=absolute", "--git-path", "index.lock")).write_text("")
     candidate_path = Path(os.environ["RCS_AUTORESEARCH_CANDIDATE_FILE"])
-    if "raw" in step:
+    if "hostile" in step:
+        candidate_path.unlink(missing_ok=True)
+        if step["hostile"] == "fifo":
+            os.mkfifo(candidate_path)
+        elif step["hostile"] == "devzero":
+            os.symlink("/dev/zero", candidate_path)
+        else:
+            candidate_path.write_text(" " * (2 << 20) + "{}")
+    elif "raw" in step:
         candidate_path.write_text(step["raw"])
     elif step.get("candidate", {}) is not None:
         candidate = {

@@ -176,7 +176,7 @@ def test_special_files_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFi
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
     status, _, err = cli(capsys, "validate", "--kind", "literature_map", str(fifo))
-    assert status == 2 and "not a regular file or directory" in err
+    assert status == 2 and f"{fifo}: cannot read: not a regular file (a FIFO)" in err
 
 
 def test_unreadable_and_missing_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

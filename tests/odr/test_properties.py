@@ -103,11 +103,18 @@ PATTERNS = [*ODRConfig().code_leak_patterns, "(?i)k", "(?m)^x$", "[^a-z]{3}\\w",
     | st.text(max_size=30)
     | st.sampled_from(["a\x1cb", "a\x1fb x", "a b"])
 )
-def test_code_leak_fast_path_means_the_same(text: str) -> None:
-    """ASCII text is searched with ASCII-mode patterns; the answers equal plain Unicode-mode search."""
+def test_code_leaks_mean_what_python_re_means(text: str) -> None:
+    """Patterns run on the linear-time engine; on text whose characters both engines class alike as
+    word characters and spaces (SPEC 11.3 names where they differ), they match as Python's re."""
     import re
 
+    from hypothesis import assume
+
     from runtime.odr.core import code_leaks
+    from safeio.regex import compile_linear
+
+    for class_ in (r"\w", r"\s"):
+        assume(all((re.fullmatch(class_, c) is not None) == compile_linear(f"^{class_}$").search(c) for c in text))
 
     config = ODRConfig(code_leak_patterns=PATTERNS)
     expected = [{"side": "architect", "pattern": p} for p in PATTERNS if re.search(p, text)]

@@ -1,0 +1,152 @@
+"""YAML read as JSON data, and nothing more: every YAML reader of rcs goes through ``load``.
+
+What a YAML file may hold here is exactly what a JSON file may: mappings with string keys,
+sequences, strings, numbers, booleans and null. Refused, each with its line:
+
+* anchors (``&a``), aliases (``*a``) and merge keys (``<<``): an alias is how a few hundred bytes
+  expand into gigabytes ("billion laughs"), and none of them has a JSON meaning;
+* explicit tags (``!!python/object``, ``!!binary``, ``!!set``, even ``!!str``);
+* keys that are not strings (``? [a, b]``, ``1: x``, ``null: x``) and duplicate keys;
+* ``.inf``, ``.nan`` and floats too large for a double (not JSON numbers);
+* a raw NEL, LS or PS character (U+0085, U+2028, U+2029): PyYAML folds it like a line break where
+  YAML 1.2 keeps it; written as an escape in a double-quoted string it is read exactly.
+
+Plain scalars are resolved by the YAML 1.2 core schema, not PyYAML's YAML 1.1 default: ``1e3`` is
+a number, ``yes``/``on``/``no`` and ``2024-01-01`` are strings, ``012`` is twelve, ``0o17`` and
+``0x1F`` are integers, ``true``/``false``/``null`` (and their ``True``/``TRUE`` spellings) are what
+they say.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.resolver import BaseResolver
+
+STR, INT, FLOAT, BOOL, NULL = (f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null"))
+
+
+class YamlError(ValueError):
+    """YAML that is not JSON data rcs reads; ``line`` is 1-based, ``problem`` one line of text."""
+
+    def __init__(self, line: int, problem: str) -> None:
+        super().__init__(f"line {line}: {problem}")
+        self.line = line
+        self.problem = problem
+
+
+class _Refused(yaml.MarkedYAMLError):
+    """Raised inside the loader with a mark; turned into a YamlError by ``load``."""
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe pipeline with the YAML 1.2 core schema and the refusals above: the composer
+    never builds an alias."""
+
+    # Start from no implicit resolvers at all (not YAML 1.1's): only those added below apply.
+    yaml_implicit_resolvers = {}  # noqa: RUF012 - PyYAML's own class-level registry
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent):
+            problem = f"aliases (*{event.anchor}) are not supported: write the value out"
+            raise _Refused(None, None, problem, event.start_mark)  # type: ignore[arg-type]
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise _Refused(None, None, f"anchors (&{anchor}) are not supported: write the value out", event.start_mark)
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            shown = tag.replace("tag:yaml.org,2002:", "!!")
+            raise _Refused(None, None, f"tags ({shown}) are not supported: JSON data only", event.start_mark)
+        return super().compose_node(parent, index)
+
+
+_Loader.add_implicit_resolver(BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_Loader.add_implicit_resolver(NULL, re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+_Loader.add_implicit_resolver(INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(
+    FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
+
+
+def _int(loader: _Loader, node: ScalarNode) -> int:
+    text = node.value
+    if text.startswith("0o"):
+        return int(text[2:], 8)
+    if text.startswith("0x"):
+        return int(text[2:], 16)
+    return int(text, 10)
+
+
+def _float(loader: _Loader, node: ScalarNode) -> float:
+    text = node.value
+    if text.lstrip("+-").lower() in (".inf", ".nan") or math.isinf(value := float(text)):
+        raise _Refused(None, None, f"{node.value} is not a JSON number", node.start_mark)
+    return value
+
+
+def _mapping(loader: _Loader, node: MappingNode) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    first: dict[str, int] = {}
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, ScalarNode) or key_node.tag != STR:
+            shown = key_node.value if isinstance(key_node, ScalarNode) else f"a {key_node.id}"
+            raise _Refused(
+                None, None, f"a key must be a string, not {shown!s} (quote it)", key_node.start_mark
+            )
+        key = key_node.value
+        if key == "<<" and key_node.style is None:
+            raise _Refused(None, None, "merge keys (<<) are not supported: write the keys out", key_node.start_mark)
+        if key in first:
+            raise _Refused(None, None, f"duplicate key {key!r} (first at line {first[key]})", key_node.start_mark)
+        first[key] = key_node.start_mark.line + 1
+        result[key] = loader.construct_object(value_node, deep=True)
+    return result
+
+
+_Loader.add_constructor(INT, _int)
+_Loader.add_constructor(FLOAT, _float)
+_Loader.add_constructor(BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+
+
+# NEL, LS and PS: line breaks to PyYAML (YAML 1.1), ordinary characters to YAML 1.2. Raw, one would
+# be folded into a space inside a quoted string; escaped (\u2028) it is read as itself.
+_AMBIGUOUS_BREAK = re.compile("[\x85\u2028\u2029]")
+
+
+def load(text: str) -> Any:
+    """The JSON data of one YAML document (None for an empty one); raises YamlError with a line."""
+    text = text.removeprefix("\ufeff")
+    odd = _AMBIGUOUS_BREAK.search(text)
+    if odd is not None:
+        line = text[: odd.start()].count("\n") + 1
+        code = ord(odd.group())
+        problem = f"a raw U+{code:04X} is a line break to PyYAML but not to YAML 1.2: write it as \\u{code:04X}"
+        raise YamlError(line, problem)
+    loader: _Loader | None = None
+    try:
+        loader = _Loader(text)  # the reader checks every character here already
+        return loader.get_single_data()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise YamlError(mark.line + 1 if mark is not None else 1, str(problem)) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow; it has no mark
+        line = text[: exc.position].count("\n") + 1
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        raise YamlError(line, f"the character U+{code:04X} is not allowed in YAML") from None
+    except yaml.YAMLError as exc:
+        raise YamlError(1, str(exc).replace("\n", " ")) from None
+    except RecursionError:
+        raise YamlError(loader.line + 1 if loader is not None else 1, "nested too deeply") from None
+    finally:
+        if loader is not None:
+            loader.dispose()

@@ -1,0 +1,72 @@
+"""The hostile-input harness: the real CLI in a child process, under a wall-clock guard and a memory cap.
+
+Every case must end within its guard (a subprocess timeout, not a timing assertion), with the
+documented exit status, no traceback, and nothing written outside the paths it was given.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+GUARD_SECONDS = 30.0
+MEMORY_BYTES = 1 << 30  # address space of the child: /dev/zero read whole would pass it in seconds
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a guarded run did."""
+
+    status: int
+    stdout: str
+    stderr: str
+
+
+def snapshot(directory: Path) -> dict[str, int]:
+    """Every path below ``directory`` with its modification time (links not followed)."""
+    found: dict[str, int] = {}
+    for base, dirs, names in os.walk(directory):
+        for name in dirs + names:
+            path = Path(base, name)
+            found[str(path.relative_to(directory))] = path.lstat().st_mtime_ns
+    return found
+
+
+def rcs(
+    *args: str,
+    cwd: Path,
+    guard: float = GUARD_SECONDS,
+    env: dict[str, str] | None = None,
+    allowed: tuple[str, ...] = (),
+) -> Ran:
+    """Run ``rcs ARGS`` in ``cwd`` under the guard; asserts no traceback and no stray writes in ``cwd``.
+
+    ``allowed`` names paths (relative to ``cwd``) the command may create or change.
+    """
+    before = snapshot(cwd)
+    done = subprocess.run(
+        [sys.executable, "-m", "runtime.cli", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        capture_output=True,
+        timeout=guard,
+        preexec_fn=_limit_memory,
+    )
+    stdout = done.stdout.decode("utf-8", "replace")
+    stderr = done.stderr.decode("utf-8", "replace")
+    assert "Traceback" not in stderr, stderr
+    after = snapshot(cwd)
+    changed = {p for p in after.keys() | before.keys() if before.get(p) != after.get(p)}
+    stray = {p for p in changed if not any(p == a or p.startswith(a + "/") for a in allowed)}
+    assert not stray, f"written outside its output paths: {sorted(stray)}"
+    return Ran(done.returncode, stdout, stderr)

@@ -1,0 +1,151 @@
+"""YAML read as JSON data only (safeio.yaml_data), through every YAML reader of rcs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from safeio import yaml_data
+from tests.conftest import ROOT
+from tests.hostile.conftest import rcs
+
+# The characters a YAML stream may hold raw (YAML 1.2 5.1), minus surrogates.
+_PRINTABLE = st.characters(
+    codec="utf-8",
+    blacklist_categories=("Cs",),
+    blacklist_characters="".join(map(chr, [*range(9), 11, 12, *range(14, 32), *range(0x7F, 0xA0)]))
+    + "\ufeff\ufffe\uffff\u2028\u2029",
+)
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(_PRINTABLE, max_size=20)
+)
+JSON_DATA = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(_PRINTABLE, max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(data=JSON_DATA, indent=st.sampled_from([None, 2]))
+@settings(max_examples=300, deadline=None)
+def test_json_text_reads_as_the_same_data(data: Any, indent: int | None) -> None:
+    """JSON is YAML 1.2: every JSON text is read as exactly its value (numbers by the 1.2 core schema)."""
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    assert yaml_data.load(text) == data
+
+
+@given(text=st.text(max_size=200))
+@settings(max_examples=500, deadline=None)
+def test_any_text_is_json_data_or_a_yaml_error(text: str) -> None:
+    try:
+        value = yaml_data.load(text)
+    except yaml_data.YamlError as exc:
+        assert exc.line >= 1 and exc.problem and "\n" not in exc.problem
+        return
+    json.dumps(value, allow_nan=False)  # JSON data: nothing a JSON file could not hold
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "problem"),
+    [
+        ("a: &x 1\nb: *x\n", 1, "anchors (&x) are not supported: write the value out"),
+        ("a: 1\nb: *x\n", 2, "aliases (*x) are not supported: write the value out"),
+        ("base: {a: 1}\n<<: {b: 2}\n", 2, "merge keys (<<) are not supported: write the keys out"),
+        ("? [a, b]\n: 1\n", 1, "a key must be a string, not a sequence (quote it)"),
+        ("1: x\n", 1, "a key must be a string, not 1 (quote it)"),
+        ("a: !!binary aGk=\n", 1, "tags (!!binary) are not supported: JSON data only"),
+        ("a: !!python/object:os.system x\n", 1, "tags (!!python/object:os.system) are not supported: JSON data only"),
+        ("a: .inf\n", 1, ".inf is not a JSON number"),
+        ("a: 1\nb: 2\na: 3\n", 3, "duplicate key 'a' (first at line 1)"),
+        ('a: 1\nb: "x\u2028y"\n', 2, "a raw U+2028 is a line break to PyYAML but not to YAML 1.2: write it as \\u2028"),
+        ("a: \x08\n", 1, "the character U+0008 is not allowed in YAML"),
+    ],
+)
+def test_refusals_name_their_line(text: str, line: int, problem: str) -> None:
+    with pytest.raises(yaml_data.YamlError) as info:
+        yaml_data.load(text)
+    assert (info.value.line, info.value.problem) == (line, problem)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1e3", 1000.0),
+        ("-1.5E-2", -0.015),
+        ("012", 12),
+        ("0o17", 15),
+        ("0x1F", 31),
+        ("yes", "yes"),
+        ("on", "on"),
+        ("2024-01-01", "2024-01-01"),
+        ("1:30", "1:30"),
+        ("TRUE", True),
+        ("Null", None),
+        ("~", None),
+        ('"<<"', "<<"),
+    ],
+)
+def test_yaml_1_2_core_schema(text: str, value: Any) -> None:
+    assert yaml_data.load(f"k: {text}\n") == {"k": value}
+
+
+def _laughs(levels: int = 9) -> str:
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def test_billion_laughs_in_a_claim_policy(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text(_laughs())
+    (tmp_path / "a.json").write_text("{}")
+    ran = rcs("validate", "--kind", "structured_report", "--claim-policy", "policy.yaml", "a.json", cwd=tmp_path)
+    assert ran.status == 2
+    assert "line 1: anchors (&a0) are not supported: write the value out" in ran.stdout
+
+
+def test_billion_laughs_in_sandbox_frontmatter(tmp_path: Path) -> None:
+    from tests.autoresearch.conftest import git, make_repo
+
+    repo = make_repo(tmp_path)
+    (repo / "mission/sandbox.md").write_text("---\n" + _laughs() + "---\n")
+    git(repo, "commit", "-qam", "bomb")
+    ran = rcs("autoresearch", "mission", cwd=repo, env={"RCS_CODEX_BIN": "true"}, allowed=(".git",))
+    assert ran.status == 2
+    assert "line 2: anchors (&a0) are not supported: write the value out" in ran.stderr
+
+
+def test_billion_laughs_in_a_rule_table(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    table = tmp_path / "schemas/evidence/report.yaml"
+    table.write_text(table.read_text() + "\n" + _laughs().replace("a0:", "x0:", 1))
+    ran = rcs("codegen", "--root", ".", cwd=tmp_path)
+    assert ran.status == 1
+    assert "schemas/evidence/report.yaml:" in ran.stderr and "anchors (&a0) are not supported" in ran.stderr
+    assert not (tmp_path / "generated").exists()
+
+
+def test_a_complex_key_in_a_claim_policy_is_bad_input_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text("? [a, b]\n: 1\n")
+    (tmp_path / "a.json").write_text("{}")
+    ran = rcs("validate", "--kind", "structured_report", "--claim-policy", "policy.yaml", "a.json", cwd=tmp_path)
+    assert ran.status == 2
+    assert "line 1: a key must be a string, not a sequence (quote it)" in ran.stdout
+
+
+def test_sandbox_numbers_are_yaml_1_2(tmp_path: Path) -> None:
+    """``timeout_seconds: 1e3`` is a number in sandbox.md (PyYAML's 1.1 would read a string)."""
+    from runtime.autoresearch.mission import frontmatter
+
+    text = "---\nevaluator:\n  command: x\n  format: json\n  timeout_seconds: 1e3\n---\n"
+    assert frontmatter(text, Path("sandbox.md")).evaluator.timeout_seconds == 1000.0
