@@ -79,7 +79,8 @@ def run(
     except (RcsError, OSError) as exc:  # git or the disk failed under us: the run stays resumable
         print(printable(M.prefix(problem=str(exc))), file=err)
         print(printable(M.resume_hint(run_id=active.manifest.run_id)), file=err)
-        return EXIT_USAGE
+        received = active.signals.received
+        return 128 + received if received is not None else EXIT_USAGE
     return status_exit(status, active.signals.received)
 
 

@@ -7,32 +7,74 @@ point instead, R-AR-6).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import signal
 import subprocess
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from generated.autoresearch import config as C
 from generated.autoresearch import errors as E
+from runtime.autoresearch.processes import STOP_REQUESTED
 
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
+_POLL_SECONDS = 0.1
+
+
+@dataclass(frozen=True)
+class _Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _call(cwd: Path, args: Sequence[str], env: Mapping[str, str] | None = None, stdin: str | None = None) -> _Done:
+    """``git -c <overrides> -C cwd args...``, bounded in time and giving way to a signal.
+
+    The repository's config is the worker's to write: the overrides keep its hooks and fsmonitor
+    from running inside our calls. A call longer than the git timeout, or still running a moment
+    after SIGINT/SIGTERM, has its process group killed and reads as a failure (status -1).
+    """
+    overrides = [part for setting in C.GIT_OVERRIDES for part in ("-c", setting)]
+    process = subprocess.Popen(
+        ["git", *overrides, "-C", str(cwd), *args],
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        encoding="utf-8",
+        errors="surrogateescape",
+        env={**os.environ, **_ENV, **(env or {})},
+        process_group=0,
+    )
+    deadline = time.monotonic() + C.GIT_TIMEOUT_SECONDS
+    stopping_at: float | None = None
+    pending = stdin
+    while True:
+        try:
+            out, err = process.communicate(pending, timeout=_POLL_SECONDS)
+            return _Done(process.returncode, out, err)
+        except subprocess.TimeoutExpired:
+            pending = None  # communicate keeps feeding what it started
+        now = time.monotonic()
+        if STOP_REQUESTED.is_set() and stopping_at is None:
+            stopping_at = now + C.SIGNAL_GRACE_SECONDS
+        if now > deadline or (stopping_at is not None and now > stopping_at):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            why = "interrupted" if stopping_at is not None else f"timed out after {C.GIT_TIMEOUT_SECONDS:g}s"
+            return _Done(-1, "", why)
 
 
 def run(
     cwd: Path, *args: str, check: bool = True, env: Mapping[str, str] | None = None, stdin: str | None = None
 ) -> str:
     """stdout of ``git -C cwd args...``; raises GitError when git fails and ``check`` is set."""
-    full_env = {**os.environ, **_ENV, **(env or {})}
-    done = subprocess.run(
-        ["git", "-C", str(cwd), *args],
-        input=stdin,
-        capture_output=True,
-        encoding="utf-8",
-        errors="surrogateescape",
-        env=full_env,
-        process_group=0,
-        check=False,
-    )
+    done = _call(cwd, args, env, stdin)
     if check and done.returncode != 0:
         raise E.git_failed(
             args=" ".join(args), status=done.returncode, detail=done.stderr.strip() or done.stdout.strip()
@@ -42,28 +84,12 @@ def run(
 
 def ok(cwd: Path, *args: str) -> bool:
     """Whether ``git -C cwd args...`` succeeds."""
-    return (
-        subprocess.run(
-            ["git", "-C", str(cwd), *args],
-            capture_output=True,
-            env={**os.environ, **_ENV},
-            process_group=0,
-            check=False,
-        ).returncode
-        == 0
-    )
+    return _call(cwd, args).returncode == 0
 
 
 def toplevel(path: Path) -> Path | None:
     """The root of the working tree that contains ``path``, or None outside any repository."""
-    done = subprocess.run(
-        ["git", "-C", str(path), "rev-parse", "--show-toplevel"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **_ENV},
-        process_group=0,
-        check=False,
-    )
+    done = _call(path, ("rev-parse", "--show-toplevel"))
     return Path(done.stdout.strip()).resolve() if done.returncode == 0 else None
 
 

@@ -19,6 +19,9 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
+# Set by the first SIGINT/SIGTERM the supervisor handles: calls that wait on a child (git) give way.
+STOP_REQUESTED = threading.Event()
+
 
 class Interrupted(BaseException):
     """Raised by the first SIGINT/SIGTERM while ``Signals.raising`` is set (launch and resume, R-AR-2)."""
@@ -49,6 +52,7 @@ class Signals:
 
     def install(self) -> None:
         """Handle SIGINT and SIGTERM until ``restore``."""
+        STOP_REQUESTED.clear()
         for signum in (signal.SIGINT, signal.SIGTERM):
             self._previous[signum] = signal.signal(signum, self._handle)
 
@@ -60,6 +64,7 @@ class Signals:
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.received = self.received or signum
+        STOP_REQUESTED.set()
         if self.raising:
             self.raising = False
             raise Interrupted(signum)

@@ -642,13 +642,21 @@ def test_signal_during_the_baseline(tmp_path: Path, signum: int) -> None:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_signal_during_launch_leaves_no_lock_and_no_lane(lab: Lab, signum: int) -> None:
-    """SIGINT/SIGTERM while the lane is being created (a slow post-checkout hook keeps git busy)."""
-    hook = lab.repo / ".git/hooks/post-checkout"
-    hook.write_text('#!/bin/sh\nif [ -n "$HOOK_READY" ] && [ ! -e "$HOOK_READY" ]; then\n'
-                    '  echo > "$HOOK_READY"; sleep 2\nfi\nexit 0\n')
-    hook.chmod(0o755)
+    """SIGINT/SIGTERM while the lane is being created (a slow `git worktree add` keeps git busy).
+
+    (Repository hooks never run inside rcs's git calls, so the slowness comes from a git wrapper.)
+    """
+    real_git = shutil.which("git")
+    assert real_git is not None
+    wrapper = lab.root / "bin/git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\n{real_git} "$@"\nstatus=$?\ncase " $* " in *" worktree add "*)\n'
+                       '  if [ ! -e "$HOOK_READY" ]; then echo > "$HOOK_READY"; sleep 2; fi;;\nesac\n'
+                       'exit $status\n')
+    wrapper.chmod(0o755)
     ready = lab.root / "hook-ready"
     lab.env["HOOK_READY"] = str(ready)
+    lab.env["PATH"] = f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}"
     process = lab.start("--max-iterations", "1", "mission")
     lab.wait_for(ready)
     process.send_signal(signum)

@@ -105,3 +105,22 @@ def test_the_evaluator_output_is_read_bounded(lab: Lab) -> None:
     assert evaluations, sorted(p.name for p in lab.only_run().rglob("*"))
     error = json.loads(evaluations[-1].read_text())["error"]
     assert error == "stdout: larger than 16777216 bytes, the cap for evaluator_output (schemas/cli/limits.yaml)"
+
+
+def test_repository_hooks_and_fsmonitor_never_run_in_rcs_git_calls(lab: Lab) -> None:
+    """The worker can write the repository's config and hooks; rcs's own git calls must not run them.
+
+    (The worker's own git calls run them, which is its business: those carry its environment.)
+    """
+    from tests.autoresearch.conftest import git
+
+    marker = lab.root / "ran"
+    ours = '[ -z "$RCS_AUTORESEARCH_ITERATION" ]'
+    hook = lab.repo / ".git/hooks/post-checkout"
+    hook.write_text(f"#!/bin/sh\n{ours} && echo hook >> {marker}\nexit 0\n")
+    hook.chmod(0o755)
+    git(lab.repo, "config", "core.fsmonitor", f"{ours} && echo fsmonitor >> {marker}; false")
+    lab.set_plan({"1": {"write": {"score.txt": "5\n"}, "commit": "c"}, "2": {"write": {"x": "y"}, "commit": "d"}})
+    done = lab.rcs("--max-iterations", "2", "mission", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists(), marker.read_text()
