@@ -52,13 +52,13 @@ def _line(text: str, needle: str) -> int:
 def load(root: Path) -> Settings:
     """The settings of the project at ``root`` (defaults when it has no ``[tool.rcs]``)."""
     path = root / FILE
-    if not path.is_file():
+    if files.kind_of(path) == "missing":
         return Settings()
     try:
         text = files.read_text(path, MAX_BYTES, FILE)
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
-        raise CompileError([Diagnostic(FILE, 1, f"cannot read: {exc}")]) from None
+        raise CompileError([Diagnostic(FILE, 1, f"cannot read: {getattr(exc, 'strerror', None) or exc}")]) from None
     except tomllib.TOMLDecodeError as exc:
         found = _TOML_LINE.search(str(exc))
         raise CompileError([Diagnostic(FILE, int(found[1]) if found else 1, f"invalid TOML: {exc}")]) from None

@@ -136,8 +136,8 @@ class Project:
 
 def _rel(root: Path, path: Path) -> str:
     try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: name the path as found
+        resolved = path.resolve(strict=True)
+    except (OSError, RuntimeError):  # a dangling link or a loop: name the path as found
         resolved = Path(os.path.abspath(path))
     try:
         return resolved.relative_to(root).as_posix()
@@ -163,14 +163,35 @@ def read_json(root: Path, path: Path) -> SourceFile:
         raise CompileError([Diagnostic(rel, 1, f"not UTF-8: {exc.reason}")]) from None
     except json.JSONDecodeError as exc:
         raise CompileError([Diagnostic(rel, exc.lineno, f"invalid JSON: {exc.msg}")]) from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise CompileError([Diagnostic(rel, 1, f"invalid JSON: {exc}")]) from None
     except RecursionError:
         raise CompileError([Diagnostic(rel, 1, "invalid JSON: nested too deeply")]) from None
+    if _depth(data) > MAX_DEPTH:
+        # The compiler's walks (and the metaschema check) recurse: refuse what no schema needs.
+        raise CompileError([Diagnostic(rel, 1, f"invalid JSON: nested deeper than {MAX_DEPTH} levels")])
     found = first_problem(data, _lone_surrogate)
     if found is not None:
         # I-JSON (RFC 7493 2.1), as for artifacts (SPEC 3.1): such a string is not text.
         line = json_line_map(text).get(found[0], 1)
         raise CompileError([Diagnostic(rel, line, "invalid JSON: a lone surrogate escape is not text (I-JSON)")])
     return SourceFile(path, rel, raw, data)
+
+
+MAX_DEPTH = 64
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        current, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(current, dict):
+            stack.extend((v, level + 1) for v in current.values())
+        elif isinstance(current, list):
+            stack.extend((v, level + 1) for v in current)
+    return deepest
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -207,6 +228,14 @@ def _table(root: Path, path: Path, cache: dict[Path, SourceFile]) -> Table:
     if schema_path not in cache:
         cache[schema_path] = read_json(root, schema_path)
     return Table(source, cache[schema_path])
+
+
+def _described(path: Path, kind: str) -> str:
+    if kind == "loop":
+        return str(files.SymlinkLoop(str(path)))
+    if kind == "dangling":
+        return str(files.DanglingLink(str(path)))
+    return "permission denied"
 
 
 def _domain_of(root: Path, table: Table) -> str | None:
@@ -252,6 +281,10 @@ def load(root: Path) -> Project:
         except CompileError as exc:
             problems.extend(exc.diagnostics)
     domains: dict[str, tuple[list[SourceFile], list[Table]]] = {}
+    for odd in sorted(schemas_dir.iterdir()):
+        kind = files.kind_of(odd)
+        if kind in ("loop", "dangling", "unreadable"):  # it may have been a domain: never skip it silently
+            problems.append(Diagnostic(f"schemas/{odd.name}", 0, f"cannot read: {_described(odd, kind)}"))
     for domain_dir in sorted(p for p in schemas_dir.iterdir() if p.is_dir()):
         if domain_dir.name == TABLE_SCHEMA_DIR or domain_dir.name.startswith((".", "_")):
             continue
@@ -273,7 +306,7 @@ def load(root: Path) -> Project:
                 problems.extend(exc.diagnostics)
     for name in ROOT_TABLES:
         path = root / name
-        if not path.is_file():
+        if files.kind_of(path) == "missing":  # optional; anything else that is there is read (or refused)
             continue
         try:
             table = _table(root, path, cache)

@@ -10,11 +10,13 @@ Exit status of ``rcs validate``: 0 all valid, 1 any violation, 2 usage or unread
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
 import io
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from runtime.collect import Collection
@@ -176,15 +178,82 @@ def _validate(args: argparse.Namespace) -> int:
     return status
 
 
-def _tolerant_output() -> None:
-    """Characters the output encoding cannot show are written as escapes, never an error.
+def _json_escape(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: what the encoding cannot show becomes ``\\uXXXX`` (a JSON escape too)."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    out = []
+    for char in error.object[error.start : error.end]:
+        code = ord(char)
+        if code > 0xFFFF:  # a UTF-16 surrogate pair, as JSON spells it
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    return "".join(out), error.end
 
-    (With ``PYTHONIOENCODING=ascii`` a non-ASCII message would otherwise raise while the status is
-    printed, turning a decided exit 1 into a crash.)
+
+class _Guarded(io.TextIOBase):
+    """A standard stream that never raises: once writing fails (a closed pipe, a full disk, a closed
+    descriptor) the rest of the output is dropped, and the exit status already decided stands."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self._stream = stream
+        self._failed = stream is None
+
+    def write(self, text: str) -> int:
+        if not self._failed:
+            try:
+                assert self._stream is not None
+                self._stream.write(text)
+            except (OSError, ValueError):
+                self._fail()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._failed:
+            try:
+                assert self._stream is not None
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._fail()
+
+    def _fail(self) -> None:
+        self._failed = True
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            # Python flushes the real stream again at exit: give it somewhere harmless to go.
+            assert self._stream is not None
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+
+    def isatty(self) -> bool:
+        try:
+            return not self._failed and self._stream is not None and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        if self._stream is None:
+            raise OSError("no stream")
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+
+def _tolerant_output() -> None:
+    """Output can never change the exit status already decided, nor crash rcs.
+
+    Characters the output encoding cannot show (``PYTHONIOENCODING=ascii``) are written as
+    ``\\uXXXX``, which keeps JSON output valid JSON; a closed pipe, a full disk or a closed
+    descriptor drop the output instead of raising (``_Guarded``).
     """
+    codecs.register_error("rcs-json-escape", _json_escape)
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="rcs-json-escape")
+    sys.stdout = _Guarded(sys.stdout)
+    sys.stderr = _Guarded(sys.stderr)
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -195,9 +264,16 @@ def _terminate(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rcs`` console script."""
     arguments = sys.argv[1:] if argv is None else argv
-    _tolerant_output()
-    if argv is None:  # the console script, not a caller in-process: its handler is not ours to change
-        signal.signal(signal.SIGTERM, _terminate)
+    if argv is None:  # the console script, not a caller in-process: the streams and handlers are ours
+        _tolerant_output()
+        if arguments[:1] in (["validate"], ["odr"], ["phase1"]):
+            # Nothing of these needs cleaning up, and a long call inside Rust (a 16 MiB document, a
+            # regex over a long round) would hold a Python handler off: the kernel's default ends
+            # them at once, as 130/143 to the shell.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        else:
+            signal.signal(signal.SIGTERM, _terminate)
     try:
         if arguments[:1] == ["codegen"]:
             # The compiler must run even when generated/ is stale or broken (a removed constant, a bad

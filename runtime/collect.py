@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -92,21 +92,27 @@ def _why_not(path: Path, kind: str) -> str:
 Item = Path | FileResult
 
 
-def _walk(top: Path, collection: Collection, items: list[Item], ancestors: frozenset[tuple[int, int]]) -> None:
+def _walk(top: Path, collection: Collection, items: list[Item], seen: set[tuple[int, int]]) -> None:
     """Depth first, names sorted at each level (the order of sorting by path parts), links followed.
+
+    Iterative (a tree may be deeper than Python's stack), and each real directory is walked once
+    (``seen``), however many links lead to it: a link back up is a loop, reported; a second way
+    into a directory already walked adds nothing, so links cannot make the walk grow exponentially.
 
     Fail closed: a ``*.json``/``*.jsonl`` entry that is not a regular file, a dangling or looping
     link (it may have been a directory) and a directory that cannot be listed are each an unchecked
     result, never silently left out.
     """
-    try:
-        with os.scandir(top) as listing:
-            entries = sorted(listing, key=lambda e: e.name)
-    except OSError as exc:
-        name = str(top)
-        items.append(collection.skip(name, None, M.unreadable(path=name, reason=exc.strerror or str(exc))))
-        return
-    for entry in entries:
+    stack: list[tuple[Iterator[os.DirEntry[str]], frozenset[tuple[int, int]]]] = []
+    listed = _listing(top, collection, items)
+    if listed is not None:
+        stack.append((listed, frozenset(seen)))
+    while stack:
+        entries, ancestors = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
         path = Path(entry.path)
         try:
             info = entry.stat()
@@ -121,14 +127,28 @@ def _walk(top: Path, collection: Collection, items: list[Item], ancestors: froze
             if key in ancestors:
                 reason = str(files.SymlinkLoop(entry.path))
                 items.append(collection.skip(entry.path, None, M.unreadable(path=entry.path, reason=reason)))
-            else:
-                _walk(path, collection, items, ancestors | {key})
+            elif key not in seen:
+                seen.add(key)
+                inner = _listing(path, collection, items)
+                if inner is not None:
+                    stack.append((inner, ancestors | {key}))
         elif entry.name.endswith(_CANDIDATES):
             if stat.S_ISREG(info.st_mode):
                 items.append(path)
             else:
                 reason = str(files.NotRegularFile(entry.path, files.describe(info.st_mode)))
                 items.append(collection.skip(entry.path, None, M.unreadable(path=entry.path, reason=reason)))
+
+
+def _listing(directory: Path, collection: Collection, items: list[Item]) -> Iterator[os.DirEntry[str]] | None:
+    """The entries of ``directory`` sorted by name, or None (and an unchecked result) when unlistable."""
+    try:
+        with os.scandir(directory) as listing:
+            return iter(sorted(listing, key=lambda e: e.name))
+    except OSError as exc:
+        name = str(directory)
+        items.append(collection.skip(name, None, M.unreadable(path=name, reason=exc.strerror or str(exc))))
+        return None
 
 
 def expand(paths: Iterable[str], collection: Collection) -> list[Item]:
@@ -143,7 +163,7 @@ def expand(paths: Iterable[str], collection: Collection) -> list[Item]:
         if kind == "dir":
             found: list[Item] = []
             info = path.stat()
-            _walk(path, collection, found, frozenset({(info.st_dev, info.st_ino)}))
+            _walk(path, collection, found, {(info.st_dev, info.st_ino)})
             if not found:
                 collection.usage.append(M.no_files(path=given))
             items.extend(found)

@@ -160,6 +160,20 @@ def read_head(path: str | os.PathLike[str], size: int) -> bytes:
         os.close(fd)
 
 
+def link_below(root: Path, path: Path) -> Path | None:
+    """The first component of ``path`` below ``root`` that is a symbolic link, or None.
+
+    (``O_NOFOLLOW`` guards only a path's last component: a directory on the way that another
+    process replaced with a link would still send reads and writes elsewhere.)
+    """
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
+
+
 def without_bom(raw: bytes) -> bytes:
     """``raw`` without one leading UTF-8 byte-order mark (RFC 8259 8.1 lets a reader ignore it)."""
     return raw[len(BOM) :] if raw.startswith(BOM) else raw

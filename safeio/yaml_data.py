@@ -79,11 +79,14 @@ _Loader.add_implicit_resolver(
 
 def _int(loader: _Loader, node: ScalarNode) -> int:
     text = node.value
-    if text.startswith("0o"):
-        return int(text[2:], 8)
-    if text.startswith("0x"):
-        return int(text[2:], 16)
-    return int(text, 10)
+    try:
+        if text.startswith("0o"):
+            return int(text[2:], 8)
+        if text.startswith("0x"):
+            return int(text[2:], 16)
+        return int(text, 10)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise _Refused(None, None, f"an integer of {len(text)} digits is too long", node.start_mark) from None
 
 
 def _float(loader: _Loader, node: ScalarNode) -> float:

@@ -44,7 +44,7 @@ def run(
     from runtime.autoresearch.processes import Interrupted, Signals
 
     def say(line: str) -> None:
-        print(printable(line), file=out, flush=True)
+        print("\n".join(printable(part) for part in line.split("\n")), file=out, flush=True)
 
     # Installed for the rest of the process: from here on a signal never kills rcs holding the lock.
     # During launch/resume the first one raises Interrupted, so a half-made lane is removed (R-AR-2).

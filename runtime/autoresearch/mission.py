@@ -53,7 +53,9 @@ def slug(name: str) -> str:
 
 def frontmatter(text: str, path: Path) -> SandboxFrontmatter:
     """The validated YAML frontmatter of sandbox.md (between a first line ``---`` and the next ``---``)."""
-    lines = text.splitlines()
+    # Only \n, \r\n and \r end a line: str.splitlines would also break at U+2028, NEL and others, which
+    # the YAML reader refuses raw (SPEC 11.2) and must therefore see.
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if not lines or lines[0].strip() != _FENCE:
         raise E.bad_frontmatter(path=str(path), detail="the file must start with a '---' line")
     try:

@@ -10,6 +10,7 @@ supervisor (SIGKILL) left behind, so it can recover it without hand-editing.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import signal
 import time
@@ -30,6 +31,7 @@ from runtime import inputs
 from runtime.autoresearch import files, git, judge, lane, lock, report, worker
 from runtime.autoresearch.mission import Mission
 from runtime.autoresearch.processes import Signals, group_alive, kill_group, run_group
+from safeio.files import link_below
 
 MANIFEST_KIND = "autoresearch/manifest"
 LEDGER_KIND = "autoresearch/ledger"
@@ -70,8 +72,12 @@ class Run:
 
     @property
     def run_dir(self) -> Path:
-        """The run's artifact directory."""
-        return logs_root(self.repo) / self.manifest.run_id
+        """The run's artifact directory, checked to be the one rcs made: no link on the way (SPEC 11.1)."""
+        path = logs_root(self.repo) / self.manifest.run_id
+        link = link_below(self.repo, path)
+        if link is not None:
+            raise E.run_dir_replaced(path=str(path), link=str(link))
+        return path
 
     @property
     def candidate_path(self) -> Path:
@@ -373,11 +379,14 @@ def _tag(moment: dt.datetime, n: int) -> str:
 
 
 def _names(mission: Mission, tag: str) -> tuple[str, str, Path]:
-    run_id = f"{mission.slug}-{tag}"
-    branch = f"{C.BRANCH_PREFIX}{mission.slug}/{tag}"
-    worktree = (
-        mission.repo.parent / f"{mission.repo.name}{C.WORKTREES_SUFFIX}" / f"{C.WORKTREE_PREFIX}{mission.slug}-{tag}"
-    )
+    return _names_of(mission.repo, mission.slug, tag)
+
+
+def _names_of(repo: Path, slug: str, tag: str) -> tuple[str, str, Path]:
+    """The run id, branch and worktree of the run of mission ``slug`` tagged ``tag`` in ``repo``."""
+    run_id = f"{slug}-{tag}"
+    branch = f"{C.BRANCH_PREFIX}{slug}/{tag}"
+    worktree = repo.parent / f"{repo.name}{C.WORKTREES_SUFFIX}" / f"{C.WORKTREE_PREFIX}{slug}-{tag}"
     return run_id, branch, worktree
 
 
@@ -470,10 +479,35 @@ def load(repo: Path, run_id: str) -> tuple[Manifest, list[LedgerEntry]]:
     path = run_dir / C.MANIFEST_FILE
     if "/" in run_id or not path.is_file():
         raise E.manifest_missing(run_id=run_id, path=str(path), logs_dir=str(logs_root(repo)))
+    link = link_below(repo, run_dir)
+    if link is not None:
+        raise E.run_dir_replaced(path=str(run_dir), link=str(link))
     manifest = files.read_model(path, MANIFEST_KIND, Manifest)
+    _consistent(repo, run_id, manifest)
     ledger_path = run_dir / C.LEDGER_FILE
     entries = list(files.read_model(ledger_path, LEDGER_KIND, IterationLedger).entries) if ledger_path.exists() else []
     return manifest, entries
+
+
+def _consistent(repo: Path, run_id: str, manifest: Manifest) -> None:
+    """The manifest names the run it was written for (SPEC 11.5). Run files sit where a worker may
+    write: a manifest pointing rcs at the user's checkout, another branch or another process group
+    would make a resume reset, clean or kill them."""
+    own_id, branch, worktree = _names_of(repo, manifest.mission_slug, manifest.run_tag)
+    expected = {
+        "run_id": (manifest.run_id, own_id),
+        "run id of its directory": (manifest.run_id, run_id),
+        "repo_root": (manifest.repo_root, str(repo)),
+        "branch": (manifest.branch, branch),
+        "worktree": (manifest.worktree, str(worktree)),
+        "discard_ref_prefix": (manifest.discard_ref_prefix, f"{C.DISCARD_REF_PREFIX}{run_id}/"),
+    }
+    for name, (found, wanted) in expected.items():
+        if found != wanted:
+            raise E.manifest_tampered(run_id=run_id, detail=f"{name} is {found!r}, not {wanted!r}")
+    progress = manifest.in_progress
+    if progress is not None and progress.pgid is not None and progress.pgid == os.getpgrp():
+        raise E.manifest_tampered(run_id=run_id, detail="in_progress.pgid is the supervisor's own process group")
 
 
 def resume(

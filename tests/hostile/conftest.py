@@ -35,10 +35,14 @@ class Ran:
 def snapshot(directory: Path) -> dict[str, int]:
     """Every path below ``directory`` with its modification time (links not followed)."""
     found: dict[str, int] = {}
-    for base, dirs, names in os.walk(directory):
-        for name in dirs + names:
-            path = Path(base, name)
-            found[str(path.relative_to(directory))] = path.lstat().st_mtime_ns
+    stack = [directory]
+    while stack:  # not os.walk: a test tree may be deeper than Python's stack
+        current = stack.pop()
+        for entry in os.scandir(current):
+            path = Path(entry.path)
+            found[str(path.relative_to(directory))] = entry.stat(follow_symlinks=False).st_mtime_ns
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(path)
     return found
 
 

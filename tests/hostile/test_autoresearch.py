@@ -124,3 +124,72 @@ def test_repository_hooks_and_fsmonitor_never_run_in_rcs_git_calls(lab: Lab) -> 
     done = lab.rcs("--max-iterations", "2", "mission", timeout=120)
     assert done.returncode == 0, done.stderr
     assert not marker.exists(), marker.read_text()
+
+
+def test_a_closed_stdout_does_not_leave_the_lock(lab: Lab) -> None:
+    import os
+    import subprocess
+
+    line = " ".join(lab.argv("--max-iterations", "1", "mission")) + " | true; echo status ${PIPESTATUS[0]} >&2"
+    done = subprocess.run(["bash", "-c", line], cwd=lab.repo, env=lab.environment(), capture_output=True, text=True,
+                          timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == "status 0", done.stderr
+    assert "Traceback" not in done.stderr
+    assert not lab.lock().exists()
+    assert os.path.exists(lab.only_run() / "manifest.json")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("worktree", "REPO"), ("branch", "main"), ("repo_root", "/tmp"), ("run_id", "other-20260101T000000Z")],
+)
+def test_resume_refuses_a_manifest_changed_after_launch(lab: Lab, field: str, value: str) -> None:
+    """A worker can write the run files: a manifest pointing at the user's checkout is refused."""
+    from tests.autoresearch.conftest import git
+
+    assert lab.rcs("--max-iterations", "1", "mission", timeout=120).returncode == 0
+    run = lab.only_run()
+    manifest = lab.manifest(run)
+    run_id = manifest["run_id"]
+    before = git(lab.repo, "rev-parse", "HEAD")
+    manifest[field] = str(lab.repo) if value == "REPO" else value
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    done = lab.rcs("--max-iterations", "1", "--resume", run_id, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert f"the manifest of run {run_id} was changed after launch ({field} is " in done.stderr
+    assert git(lab.repo, "rev-parse", "HEAD") == before
+    assert not lab.lock().exists()
+
+
+@pytest.mark.parametrize(
+    ("evaluator", "message"),
+    [
+        ('  command: "a\\0b"', "evaluator"),
+        ("  command: x\n  timeout_seconds: " + "9" * 400, "timeout_seconds"),
+    ],
+)
+def test_absurd_sandbox_values_are_refused_at_launch(lab: Lab, evaluator: str, message: str) -> None:
+    from tests.autoresearch.conftest import git
+
+    sandbox = lab.repo / "mission/sandbox.md"
+    sandbox.write_text(f"---\nevaluator:\n{evaluator}\n  format: json\n---\n")
+    git(lab.repo, "commit", "-qam", "absurd")
+    done = lab.rcs("mission", timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "invalid sandbox" in done.stderr.lower() or "sandbox.md" in done.stderr, done.stderr
+    assert message in done.stderr
+    assert lab.run_dirs() == []
+
+
+def test_a_run_directory_replaced_by_a_link_is_never_used(lab: Lab, tmp_path: Path) -> None:
+    assert lab.rcs("--max-iterations", "1", "mission", timeout=120).returncode == 0
+    run = lab.only_run()
+    run_id = lab.manifest(run)["run_id"]
+    elsewhere = tmp_path / "attacker"
+    run.rename(elsewhere)
+    run.symlink_to(elsewhere)
+    before = sorted(p.name for p in elsewhere.iterdir())
+    done = lab.rcs("--max-iterations", "1", "--resume", run_id, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert f"the run directory {run} is no longer the one rcs made: {run} is a symbolic link" in done.stderr
+    assert sorted(p.name for p in elsewhere.iterdir()) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -124,7 +125,66 @@ def test_an_ascii_terminal_keeps_the_decided_exit_status(tmp_path: Path) -> None
     (tmp_path / "bad.json").write_text(json.dumps({"$schema": "x/evidence/literature_map.schema.json", "é": 1}))
     ran = rcs("validate", "--kind", "literature_map", "bad.json", cwd=tmp_path, env={"PYTHONIOENCODING": "ascii"})
     assert ran.status == 1
-    assert "\\xe9" in ran.stdout  # shown as an escape, not lost
+    assert "\\u00e9" in ran.stdout  # shown as an escape, not lost
+    as_json = rcs("validate", "--kind", "literature_map", "--format", "json", "bad.json", cwd=tmp_path,
+                  env={"PYTHONIOENCODING": "ascii"})
+    assert as_json.status == 1
+    assert json.loads(as_json.stdout)[0]["errors"][0]["message"] == "Property 'é' is not allowed by the schema"
+
+
+@pytest.mark.parametrize("redirect", ["closed", "full", "pipe"])
+def test_broken_output_never_changes_the_decided_status(tmp_path: Path, redirect: str) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "bad.json").write_text("{}")
+    shutil.copy(PAPER, tmp_path / "paper.json")
+    commands = {
+        ("validate", "--kind", "literature_map", "bad.json"): 1,
+        ("phase1", "summarize", "paper.json", "--query", "retrieval"): 0,
+        ("odr", "run", "rounds.jsonl"): 0,
+    }
+    (tmp_path / "rounds.jsonl").write_text('{"architect": "a", "auditor": "b"}\n' * 3)
+    shell = {"closed": ">&-", "full": ">/dev/full", "pipe": "| true"}[redirect]
+    for args, status in commands.items():
+        line = f"{sys.executable} -m runtime.cli {' '.join(args)} {shell}; echo \"status $?\" >&2"
+        if redirect == "pipe":
+            line = f"{sys.executable} -m runtime.cli {' '.join(args)} | true; echo \"status ${{PIPESTATUS[0]}}\" >&2"
+        done = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+        assert done.stderr.strip().splitlines()[-1] == f"status {status}", (args, done.stderr)
+
+
+def test_a_walk_through_a_lattice_of_links_stays_linear(tmp_path: Path) -> None:
+    """25 levels of directories, each with two links to the next: 2**25 paths, 25 directories."""
+    levels = [tmp_path / "dag" / f"L{i}" for i in range(26)]
+    for level in levels:
+        level.mkdir(parents=True)
+    for here, below in itertools.pairwise(levels):
+        (here / "a").symlink_to(below)
+        (here / "b").symlink_to(below)
+    (levels[-1] / "x.json").write_text("{}")
+    ran = rcs("validate", "--kind", "odr/config", "dag/L0", cwd=tmp_path, guard=20)
+    assert ran.status == 0
+    assert ran.stdout.splitlines()[-1] == "1 file(s) checked: 1 valid, 0 invalid, 0 violation(s)"
+
+
+def test_a_deep_tree_is_walked_without_recursion(tmp_path: Path) -> None:
+    path = tmp_path / "deep"
+    path.mkdir()
+    for _ in range(1200):  # deeper than Python's stack; mkdir one level at a time
+        path = path / "d"
+        path.mkdir()
+    (path / "x.json").write_text("{}")
+    try:
+        ran = rcs("validate", "--kind", "odr/config", "deep", cwd=tmp_path, guard=30)
+        assert ran.status == 0, ran.stderr[-300:]
+    finally:  # bottom up: shutil.rmtree (pytest's cleanup) recurses and would fail on this depth
+        (path / "x.json").unlink()
+        while path != tmp_path:
+            path.rmdir()
+            path = path.parent
 
 
 def test_file_names_cannot_forge_lines_or_colour_the_terminal(tmp_path: Path) -> None:
@@ -176,6 +236,40 @@ def test_codegen_refuses_a_directory_where_it_writes_a_file(tmp_path: Path) -> N
     message = "rcs codegen: generated/evidence/errors.py: rcs codegen writes a file here, but it is a directory"
     assert message in ran.stderr
     assert sorted(p.name for p in (tmp_path / "generated").iterdir()) == ["evidence"]  # nothing written
+
+
+@pytest.mark.parametrize("kind", ["fifo", "loop", "dangling"])
+def test_codegen_never_skips_an_optional_input_that_is_there(tmp_path: Path, kind: str) -> None:
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    for name in ("claim_policy.yaml", "pyproject.toml"):
+        path = tmp_path / name
+        path.unlink(missing_ok=True)
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "loop":
+            path.symlink_to(path)
+        else:
+            path.symlink_to(tmp_path / "nowhere")
+        ran = rcs("codegen", "--root", ".", cwd=tmp_path, guard=20)
+        assert ran.status == 1, (name, ran.stderr)
+        assert f"{name}:" in ran.stderr and "cannot read" in ran.stderr, ran.stderr
+        assert not (tmp_path / "generated").exists()
+        path.unlink()
+        if name == "pyproject.toml":
+            shutil.copy(ROOT / "pyproject.toml", path)
+
+
+def test_codegen_refuses_absurd_json_without_crashing(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    odd = tmp_path / "schemas/odr/odd.schema.json"
+    odd.write_text('{"maximum": ' + "9" * 5000 + "}")
+    ran = rcs("codegen", "--root", ".", cwd=tmp_path)
+    assert ran.status == 1 and "schemas/odr/odd.schema.json:1: invalid JSON" in ran.stderr
+    odd.write_text("{\"items\": " * 300 + "{}" + "}" * 300)
+    ran = rcs("codegen", "--root", ".", cwd=tmp_path)
+    assert ran.status == 1 and "nested deeper than 64 levels" in ran.stderr
 
 
 def test_codegen_reports_a_fifo_among_its_inputs(tmp_path: Path) -> None:

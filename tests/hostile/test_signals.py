@@ -20,11 +20,14 @@ def _long_batch(tmp_path: Path) -> Path:
     """A JSON Lines file that takes rcs many seconds to check."""
     line = json.dumps({"max_rounds": 3, "code_leak_patterns": ["a", "b"]}) + "\n"
     path = tmp_path / "many.jsonl"
-    path.write_text(line * 400_000)
+    path.write_text(line * 250_000)  # under the 16 MiB artifact cap
     return path
 
 
-@pytest.mark.parametrize(("signum", "statuses"), [(signal.SIGINT, {130}), (signal.SIGTERM, {143, -signal.SIGTERM})])
+# Killed by the signal (the shell's 130/143), or 130/143 returned by a handler: both are documented.
+@pytest.mark.parametrize(
+    ("signum", "statuses"), [(signal.SIGINT, {130, -signal.SIGINT}), (signal.SIGTERM, {143, -signal.SIGTERM})]
+)
 def test_a_long_validate_stops_at_once(tmp_path: Path, signum: int, statuses: set[int]) -> None:
     batch = _long_batch(tmp_path)
     process = subprocess.Popen(
@@ -40,7 +43,7 @@ def test_a_long_validate_stops_at_once(tmp_path: Path, signum: int, statuses: se
     process.send_signal(signum)
     _, err = process.communicate(timeout=10)
     assert time.monotonic() - sent < 2.0  # the guard: well under the 10 s timeout, near the 1 s promise
-    assert process.returncode in statuses  # -SIGTERM only if it arrived before rcs installed its handler
+    assert process.returncode in statuses
     assert b"Traceback" not in err
 
 

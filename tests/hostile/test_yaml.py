@@ -149,3 +149,11 @@ def test_sandbox_numbers_are_yaml_1_2(tmp_path: Path) -> None:
 
     text = "---\nevaluator:\n  command: x\n  format: json\n  timeout_seconds: 1e3\n---\n"
     assert frontmatter(text, Path("sandbox.md")).evaluator.timeout_seconds == 1000.0
+
+
+def test_an_integer_beyond_pythons_digit_limit_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text("severities: " + "9" * 5000 + "\n")
+    (tmp_path / "a.json").write_text("{}")
+    ran = rcs("validate", "--kind", "structured_report", "--claim-policy", "policy.yaml", "a.json", cwd=tmp_path)
+    assert ran.status == 2
+    assert "line 1: an integer of 5000 digits is too long" in ran.stdout
