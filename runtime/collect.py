@@ -114,6 +114,9 @@ def _walk(top: Path, collection: Collection, items: list[Item], seen: set[tuple[
             stack.pop()
             continue
         path = Path(entry.path)
+        if entry.name.endswith(_CANDIDATES) and entry.is_file(follow_symlinks=False):
+            items.append(path)  # the common case, known from the listing without a stat call
+            continue
         try:
             info = entry.stat()
         except OSError:

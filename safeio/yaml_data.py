@@ -128,6 +128,8 @@ _AMBIGUOUS_BREAK = re.compile("[\x85\u2028\u2029]")
 def load(text: str) -> Any:
     """The JSON data of one YAML document (None for an empty one); raises YamlError with a line."""
     text = text.removeprefix("\ufeff")
+    if text.startswith("\ufeff"):  # PyYAML would skip this one too: only one is a byte-order mark
+        raise YamlError(1, "a second byte-order mark at the start")
     odd = _AMBIGUOUS_BREAK.search(text)
     if odd is not None:
         line = text[: odd.start()].count("\n") + 1

@@ -69,6 +69,7 @@ def test_any_text_is_json_data_or_a_yaml_error(text: str) -> None:
         ("a: 1\nb: 2\na: 3\n", 3, "duplicate key 'a' (first at line 1)"),
         ('a: 1\nb: "x\u2028y"\n', 2, "a raw U+2028 is a line break to PyYAML but not to YAML 1.2: write it as \\u2028"),
         ("a: \x08\n", 1, "the character U+0008 is not allowed in YAML"),
+        ("\ufeff\ufeffa: 1\n", 1, "a second byte-order mark at the start"),
     ],
 )
 def test_refusals_name_their_line(text: str, line: int, problem: str) -> None:
