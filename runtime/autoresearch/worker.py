@@ -24,7 +24,7 @@ def binary() -> str:
         raise E.worker_not_found(binary=name, detail="not found or not executable")
     interpreter = missing_interpreter(found)
     if interpreter is not None:
-        raise E.worker_not_found(binary=found, detail=f"its #! interpreter {interpreter} is not an executable file")
+        raise E.worker_interpreter_missing(binary=found, interpreter=interpreter)
     return found
 
 
