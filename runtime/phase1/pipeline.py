@@ -13,6 +13,7 @@ from generated.phase1.pipeline_result_schema import PipelineResult
 from generated.phase1.retrieval_result_schema import RetrievalResult
 from runtime.phase1.chunks import chunk_sections, section_pairs
 from runtime.phase1.index import Index
+from runtime.phase1.text import query_tokens as text_query_tokens
 from runtime.phase1.text import sentences, tokens
 
 
@@ -56,7 +57,7 @@ def _check_top_k(top_k: object) -> int:
 
 def retrieve(query: str, ingested_paper: IngestedPaper, top_k: int) -> RetrievalResult:
     """The top-k chunks by BM25; chunks scoring 0 are left out; ties break by section, then chunk order."""
-    query_tokens = tokens(query) if isinstance(query, str) else []
+    query_tokens = text_query_tokens(query) if isinstance(query, str) else []
     if not query_tokens:
         raise E.empty_query()
     k = _check_top_k(top_k)
@@ -111,7 +112,7 @@ def generate_summary(
     if retrieval_result.paper_id != ingested_paper.paper_id:
         raise E.wrong_paper(found=retrieval_result.paper_id, expected=ingested_paper.paper_id)
     by_id = {c.chunk_id: c for c in ingested_paper.chunks}
-    query_tokens = set(tokens(retrieval_result.query))
+    query_tokens = set(text_query_tokens(retrieval_result.query))
     bullets: list[Bullet] = []
     positions: dict[str, int] = {}
     for hit in retrieval_result.hits:

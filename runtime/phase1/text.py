@@ -45,5 +45,11 @@ def sentences(text: str) -> list[str]:
 
 
 def tokens(text: str) -> list[str]:
-    """Case-folded Unicode words (R-P1-4)."""
+    """Case-folded Unicode words (R-P1-4) of text already normalised (R-P1-2)."""
     return _TOKEN.findall(text.casefold())
+
+
+def query_tokens(query: str) -> list[str]:
+    """The tokens of a query, normalised exactly as a paper's text is (R-P1-2): an NFD "café" or a
+    soft hyphen in the query finds the word the paper has."""
+    return tokens(normalize(query))
