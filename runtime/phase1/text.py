@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import regex
+
 from generated.phase1.config import DROP_CHARACTERS, SENTENCE_TERMINATORS, TOKEN_PATTERN
 
 _DROP = {ord(c): None for c in DROP_CHARACTERS}
 _SPACES = re.compile(r"[ \t]+")
-_TOKEN = re.compile(TOKEN_PATTERN)
+_TOKEN = regex.compile(TOKEN_PATTERN)  # the `regex` module: Python's re has no \p{M}
 # A sentence ends at a terminator (and any closing quotes or brackets) followed by whitespace.
 _SENTENCE_END = re.compile("[" + re.escape(SENTENCE_TERMINATORS) + "][\"'”’)\\]]*(?=\\s)")
 

@@ -31,3 +31,29 @@ def test_a_query_of_only_dropped_characters_is_empty() -> None:
 
     with pytest.raises(InvalidInputError, match="Query must contain at least one word"):
         retrieve("\u00ad\u200b", PAPER, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "query", "word"),
+    [
+        ("हिन्दी भाषा का इतिहास।\n\nअंग्रेज़ी भी बोली जाती है।", "हिन्दी", "हिन्दी"),  # Devanagari: marks inside words
+        ("อังกฤษ ใช้ใน การค้า\n\nภาษาไทย เป็นภาษาราชการ", "อังกฤษ", "อังกฤษ"),  # Thai: marks above and below
+        ("İstanbul büyük bir şehir.\n\nAnkara başkenttir.", "İSTANBUL", "i̇stanbul"),  # Turkish dotted I
+        ("Η ελληνική γλώσσα.\n\nΟ Όμηρος έγραψε.", "ΓΛΏΣΣΑ", "γλώσσα"),  # Greek: accents, final sigma
+    ],
+)
+def test_words_of_every_script_stay_whole(text: str, query: str, word: str) -> None:
+    from runtime.phase1.text import normalize, tokens
+
+    assert word in tokens(normalize(text))
+    paper = ingest_document("s", [("S", text)])
+    result = retrieve(query, paper, 1)
+    assert [h.chunk_id for h in result.hits] == [paper.chunks[0].chunk_id]
+
+
+def test_combining_marks_do_not_split_words() -> None:
+    from runtime.phase1.text import tokens
+
+    assert tokens("हिन्दी") == ["हिन्दी"]  # [^\W_]+ gave ह, न, द
+    assert tokens("İstanbul".casefold()) == ["i̇stanbul"]  # not "i" + "stanbul"
+    assert tokens("snake_case x2") == ["snake", "case", "x2"]  # "_" still separates
