@@ -1,4 +1,9 @@
-"""The pieces on their own: the decision table, parsers (hypothesis), reports, state files, the lock, the table."""
+"""The pieces on their own: the decision table, parsers (hypothesis), reports, state files, the lock, the table.
+
+The parser properties draw documents valid by construction from the schemas and single known
+mutations of them (tests/schema_cases.py), so each asserts the exact verdict both ways, and each
+prints and bounds its share of valid examples (tests/valid_share.py; shown with ``pytest -s``).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import itertools
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +22,11 @@ from generated.autoresearch import config as C
 from generated.autoresearch.errors import AutoresearchError, LockError, MissionError
 from generated.autoresearch.ledger_schema import LedgerEntry
 from runtime.autoresearch import files, judge, lock, mission, report
+from safeio import files as files_io
+from tests import schema_cases
 from tests.conftest import copy_project, run_python, run_rcs
+from tests.schema_cases import Case
+from tests.valid_share import Share
 
 POLICIES = ["score_improvement", "pass_only"]
 
@@ -60,24 +70,88 @@ def test_classify_against_the_kept_score() -> None:
 @given(st.binary(max_size=300))
 @settings(max_examples=300)
 def test_evaluator_stdout_parser_never_crashes(data: bytes) -> None:
+    # A crash fuzz only: random bytes are never a valid result. The success path is covered by
+    # test_evaluator_json_is_accepted_exactly_when_it_matches_the_schema.
     result, error = judge.parse_stdout(data)
     assert (result is None) != (error is None)
 
 
-@given(st.recursive(st.none() | st.booleans() | st.floats(allow_nan=False) | st.integers() | st.text(max_size=5),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-                    max_leaves=8))
-@settings(max_examples=300)
-def test_evaluator_json_is_accepted_exactly_when_it_matches_the_schema(value: object) -> None:
-    result, error = judge.parse_stdout(json.dumps(value).encode())
-    ok = (
-        isinstance(value, dict)
-        and isinstance(value.get("pass"), bool)
-        and set(value) <= {"pass", "score", "details"}
-        and ("score" not in value or (isinstance(value["score"], int | float) and not isinstance(value["score"], bool)))
-        and ("details" not in value or isinstance(value["details"], dict))
-    )
-    assert (result is not None) == ok, (value, error)
+EVALUATOR_RESULT = schema_cases.load("autoresearch", "evaluator_result")
+SANDBOX = schema_cases.load("autoresearch", "sandbox")
+CANDIDATE = schema_cases.load("autoresearch", "candidate")
+# The same examples on every run, so that the printed valid share is a fixed number.
+PROPERTY = settings(max_examples=300, deadline=None, derandomize=True)
+NOT_OBJECTS = schema_cases.JSON_VALUES.filter(lambda value: not isinstance(value, dict))
+SYNTAX_DAMAGE = ["truncated", "two values", "not an object", "not UTF-8"]
+
+
+@st.composite
+def _one_case(draw: st.DrawFn, schema: schema_cases.Schema, damages: list[str]) -> tuple[Case, str | None]:
+    """Half a document valid by construction; a quarter one schema mutation; a quarter a valid document
+    whose text the test damages in the named way (the second item)."""
+    branch = draw(st.sampled_from(["valid", "mutated", "valid", "damaged"]))
+    if branch == "mutated":
+        return draw(schema_cases.mutated(schema)), None
+    return Case(draw(schema_cases.valid(schema))), draw(st.sampled_from(damages)) if branch == "damaged" else None
+
+
+def _agrees_with_reference(schema: schema_cases.Schema, case: Case) -> None:
+    """The mutation label and python-jsonschema agree on the document (the test's two oracles)."""
+    assert schema_cases.reference(schema).is_valid(case.data) is case.valid, case
+
+
+def _verdict_tail(case: Case) -> str:
+    """How the verdict on a single-mutation document ends: the errors table's exact message for a
+    dropped or an added key; for every mutation, the location of the mutated value."""
+    where = "/".join(map(str, case.path))
+    if case.mutation == "drop":
+        return f"Required property '{case.path[-1]}' is missing at {where}"
+    if case.mutation == "extra":
+        return f"Property '{case.path[-1]}' is not allowed by the schema at {where}"
+    return f" at {where}"
+
+
+def _json_file(case: Case, damage: str | None, data: st.DataObject) -> bytes:
+    """The document as a JSON file (either escaping, either layout, padding, maybe a BOM), with ``damage``."""
+    text = json.dumps(case.data, ensure_ascii=data.draw(st.booleans()), indent=data.draw(st.sampled_from([None, 2])))
+    if damage == "truncated":
+        text = text[: data.draw(st.integers(0, len(text) - 1))]  # the closing brace always goes
+    elif damage == "two values":
+        text += data.draw(st.sampled_from(["\n", " ", ""])) + data.draw(st.sampled_from([text, "x", "]", "log"]))
+    elif damage == "not an object":
+        text = json.dumps(data.draw(NOT_OBJECTS))
+    padded = data.draw(st.sampled_from(["", " ", "\n"])) + text + data.draw(st.sampled_from(["", "\n", "\r\n "]))
+    raw = data.draw(st.sampled_from([b"", files_io.BOM])) + padded.encode()
+    if damage == "not UTF-8":
+        cut = data.draw(st.integers(0, len(raw)))
+        raw = raw[:cut] + b"\xff" + raw[cut:]  # 0xFF never occurs in UTF-8
+    if damage == "random bytes":
+        raw = data.draw(st.binary(max_size=300))
+    return raw
+
+
+def test_evaluator_json_is_accepted_exactly_when_it_matches_the_schema() -> None:
+    share = Share("evaluator stdout")
+
+    @PROPERTY
+    @given(picked=_one_case(EVALUATOR_RESULT, SYNTAX_DAMAGE), data=st.data())
+    def check(picked: tuple[Case, str | None], data: st.DataObject) -> None:
+        case, damage = picked
+        _agrees_with_reference(EVALUATOR_RESULT, case)
+        result, error = judge.parse_stdout(_json_file(case, damage, data))
+        share.count(result is not None)
+        assert (result is None) != (error is None)
+        if damage is None and case.valid:
+            assert result is not None and result.model_dump(mode="json", by_alias=True) == case.data, error
+        elif damage is None:
+            assert error is not None and error.endswith(_verdict_tail(case)), (case, error)
+        elif damage == "not an object":
+            assert error is not None and error.startswith("stdout is JSON but not an object ("), error
+        else:
+            assert error is not None and error.startswith("stdout is not exactly one JSON object ("), error
+
+    check()
+    share.check()
 
 
 def test_evaluator_stdout_must_be_exactly_one_object() -> None:
@@ -87,38 +161,113 @@ def test_evaluator_stdout_must_be_exactly_one_object() -> None:
         assert judge.parse_stdout(bad)[0] is None, bad
 
 
-@given(st.text(max_size=200))
-@settings(max_examples=300)
-def test_frontmatter_parser_gives_a_mission_error_or_a_model(text: str) -> None:
-    try:
-        parsed = mission.frontmatter(text, Path("sandbox.md"))
-    except MissionError as exc:
-        assert str(exc).startswith("sandbox.md: invalid sandbox frontmatter: ")
-    else:
-        assert parsed.evaluator.format == "json"
+def _sandbox_md(data: Any, block: bool, newline: str, body: str) -> str:
+    """A sandbox.md whose frontmatter is ``data`` as YAML (block or flow), its lines ended by ``newline``."""
+    return f"---\n{schema_cases.yaml_text(data, block)}---\n".replace("\n", newline) + body
 
 
-@given(st.sampled_from(["---\n", "---\nevaluator:\n", "---\nevaluator: {command: x, format: json", ""]).flatmap(
-    lambda head: st.text(max_size=80).map(lambda tail: head + tail)))
-@settings(max_examples=200)
-def test_frontmatter_near_misses_never_crash(text: str) -> None:
-    try:
-        parsed = mission.frontmatter(text, Path("s.md"))
-    except MissionError as exc:
-        assert exc.code == "BAD_FRONTMATTER" and str(exc).startswith("s.md: invalid sandbox frontmatter: ")
-    else:
-        assert parsed.evaluator.command
+def test_frontmatter_parser_gives_the_model_or_the_mission_error_the_schema_says() -> None:
+    share = Share("sandbox frontmatter")
+    damages = ["no opening fence", "no closing fence", "broken YAML"]
+
+    @PROPERTY
+    @given(
+        picked=_one_case(SANDBOX, damages),
+        block=st.booleans(),
+        newline=st.sampled_from(["\n", "\r\n", "\r"]),
+        body=st.text(max_size=40),
+    )
+    def check(picked: tuple[Case, str | None], block: bool, newline: str, body: str) -> None:
+        case, damage = picked
+        _agrees_with_reference(SANDBOX, case)
+        front = schema_cases.yaml_text(case.data, block)
+        text = {
+            None: _sandbox_md(case.data, block, newline, body),
+            "no opening fence": f"{front}---\n{body}",
+            "no closing fence": f"---\n{front}",
+            "broken YAML": f"---\n{schema_cases.yaml_scalar(case.data)[:-1]}\n---\n{body}",  # an unclosed mapping
+        }[damage]
+        try:
+            parsed = mission.frontmatter(text, Path("s.md"))
+        except MissionError as exc:
+            share.count(False)
+            assert damage is not None or not case.valid, (case, exc)
+            assert exc.code == "BAD_FRONTMATTER", exc.code
+            detail = exc.params["detail"]
+            assert str(exc) == f"s.md: invalid sandbox frontmatter: {detail}"
+            if damage is None:
+                assert detail.endswith(_verdict_tail(case)), (case, detail)
+            elif damage == "broken YAML":
+                assert detail.startswith("line "), detail
+            else:
+                fences = {"no opening fence": "the file must start with a '---' line",
+                          "no closing fence": "no closing '---' line"}  # fmt: skip
+                assert detail == fences[damage]
+        else:
+            share.count(True)
+            assert damage is None and case.valid, (case, damage)
+            assert parsed.model_dump(mode="json", by_alias=True) == case.data
+
+    check()
+    share.check()
 
 
-@given(st.binary(max_size=300) | st.dictionaries(st.sampled_from(
-    ["status", "candidate_commit", "base_commit", "description", "notes", "created_at", "extra"]),
-    st.none() | st.text(max_size=8) | st.lists(st.text(max_size=3), max_size=2)).map(lambda d: json.dumps(d).encode()))
-@settings(max_examples=300)
-def test_candidate_reader_never_crashes(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+NEAR_MISSES = ["---\n", "---\nevaluator:\n", "---\nevaluator: {command: x, format: json", ""]
+
+
+def test_frontmatter_near_misses_never_crash() -> None:
+    share = Share("frontmatter near misses")
+
+    @settings(PROPERTY, max_examples=200)
+    @given(complete=st.booleans(), data=st.data(), block=st.booleans(), tail=st.text(max_size=80))
+    def check(complete: bool, data: st.DataObject, block: bool, tail: str) -> None:
+        # A near-miss head, or a complete valid frontmatter (then the tail is the body, which is never read).
+        head = data.draw(schema_cases.valid(SANDBOX) if complete else st.sampled_from(NEAR_MISSES))
+        text = _sandbox_md(head, block, "\n", tail) if complete else head + tail
+        try:
+            parsed = mission.frontmatter(text, Path("s.md"))
+        except MissionError as exc:
+            share.count(False)
+            assert not complete, (head, exc)
+            assert exc.code == "BAD_FRONTMATTER" and str(exc).startswith("s.md: invalid sandbox frontmatter: ")
+        else:
+            share.count(True)
+            assert parsed.evaluator.command
+            if complete:
+                assert parsed.model_dump(mode="json", by_alias=True) == head
+
+    check()
+    share.check()
+
+
+def test_candidate_reader_accepts_exactly_the_schema_valid_files(tmp_path_factory: pytest.TempPathFactory) -> None:
+    share = Share("candidate.json")
     path = tmp_path_factory.mktemp("c") / "candidate.json"
-    path.write_bytes(data)
-    candidate, why = judge.read_candidate(path)
-    assert (candidate is None) == bool(why)
+
+    @PROPERTY
+    @given(picked=_one_case(CANDIDATE, [*SYNTAX_DAMAGE, "random bytes"]), data=st.data())
+    def check(picked: tuple[Case, str | None], data: st.DataObject) -> None:
+        case, damage = picked
+        _agrees_with_reference(CANDIDATE, case)
+        path.write_bytes(_json_file(case, damage, data))
+        candidate, why = judge.read_candidate(path)
+        share.count(candidate is not None)
+        assert (candidate is None) == bool(why)
+        if damage == "random bytes":
+            return  # a crash fuzz: whatever the bytes, a candidate or the reason there is none
+        if damage is None and case.valid:
+            assert candidate is not None and candidate.model_dump(mode="json", by_alias=True) == case.data, why
+            return
+        assert why.startswith("candidate.json: "), why
+        if damage is None:
+            assert why.endswith(_verdict_tail(case)), (case, why)
+        elif damage == "not an object":
+            assert why.endswith(' is not of type "object"'), why
+        else:
+            assert why.startswith("candidate.json: Invalid JSON: "), why
+
+    check()
+    share.check()
 
 
 @given(st.text(max_size=100))
