@@ -14,7 +14,7 @@ import datetime as dt
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -290,12 +290,17 @@ def _parent(data: Any, path: Location) -> Any:
     return data
 
 
+Refine = Callable[[Any], Any]
+
+
 @st.composite
-def mutated(draw: st.DrawFn, schema: Schema, fixed: Mapping[str, Any] | None = None) -> Case:
+def mutated(
+    draw: st.DrawFn, schema: Schema, fixed: Mapping[str, Any] | None = None, refine: Refine | None = None
+) -> Case:
     """A valid document with exactly one schema violation: a required key dropped ("drop"), a key
     added where additionalProperties is false ("extra"), a value of a type the node refuses
     ("retype") or of its type but out of its enum, length, pattern, format or bounds ("range")."""
-    data = draw(valid(schema, fixed))
+    data = draw(valid(schema, fixed, refine))
     choices: list[tuple[str, _Slot]] = []
     for slot in _slots(schema, schema.document, data, ()):
         if isinstance(_value_at(data, slot.path), dict) and "properties" in slot.node:
@@ -332,19 +337,32 @@ def _value_at(data: Any, path: Location) -> Any:
     return data
 
 
-def valid(schema: Schema, fixed: Mapping[str, Any] | None = None) -> st.SearchStrategy[Any]:
-    """Valid documents; ``fixed`` pins top-level values a test needs exactly (they must be valid too)."""
-    return instances(schema).map(lambda data: {**data, **(fixed or {})})
+def valid(
+    schema: Schema, fixed: Mapping[str, Any] | None = None, refine: Refine | None = None
+) -> st.SearchStrategy[Any]:
+    """Valid documents. ``fixed`` pins top-level values a test needs exactly; ``refine`` applies a
+    domain rule the schema cannot state (both must keep the document valid)."""
+    pinned = instances(schema).map(lambda data: {**data, **(fixed or {})})
+    return pinned.map(refine) if refine else pinned
 
 
-def cases(schema: Schema, fixed: Mapping[str, Any] | None = None) -> st.SearchStrategy[Case]:
+def cases(
+    schema: Schema, fixed: Mapping[str, Any] | None = None, refine: Refine | None = None
+) -> st.SearchStrategy[Case]:
     """Valid documents and single-mutation ones, about half each."""
-    return st.one_of(valid(schema, fixed).map(Case), mutated(schema, fixed))
+    return st.one_of(valid(schema, fixed, refine).map(Case), mutated(schema, fixed, refine))
+
+
+# Characters YAML 1.2 does not allow raw (DEL, C1 controls, non-characters, a BOM) or that rcs
+# refuses raw (NEL, U+2028, U+2029: line breaks to PyYAML); written as \u escapes, all in the BMP.
+_YAML_ESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
 def yaml_scalar(value: Any) -> str:
-    """A JSON value as YAML 1.2 flow text (JSON is YAML 1.2); DEL escaped, as YAML refuses it raw."""
-    return json.dumps(value).replace("\x7f", "\\u007f")
+    """A JSON value as YAML 1.2 flow text (JSON is YAML 1.2). Characters outside the BMP are written
+    raw, not as a \\u surrogate pair: safeio.yaml_data reads such a pair as two lone surrogates."""
+    text = json.dumps(value, ensure_ascii=False)
+    return _YAML_ESCAPED.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def yaml_text(value: Any, block: bool) -> str:
