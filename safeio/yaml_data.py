@@ -9,7 +9,9 @@ sequences, strings, numbers, booleans and null. Refused, each with its line:
 * keys that are not strings (``? [a, b]``, ``1: x``, ``null: x``) and duplicate keys;
 * ``.inf``, ``.nan`` and floats too large for a double (not JSON numbers);
 * a raw NEL, LS or PS character (U+0085, U+2028, U+2029): PyYAML folds it like a line break where
-  YAML 1.2 keeps it; written as an escape in a double-quoted string it is read exactly.
+  YAML 1.2 keeps it; written as an escape in a double-quoted string it is read exactly;
+* a lone surrogate escape (``"\\ud83d"``): not a character. An escaped pair (``"\\ud83d\\ude00"``)
+  is the one character it encodes, as in JSON (PyYAML alone would keep two halves no UTF-8 can hold).
 
 Plain scalars are resolved by the YAML 1.2 core schema, not PyYAML's YAML 1.1 default: ``1e3`` is
 a number, ``yes``/``on``/``no`` and ``2024-01-01`` are strings, ``012`` is twelve, ``0o17`` and
@@ -96,6 +98,31 @@ def _float(loader: _Loader, node: ScalarNode) -> float:
     return value
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(value: str, node: Node) -> str:
+    """A string with its escaped surrogate pairs joined into the characters they encode."""
+    if _SURROGATE.search(value) is None:
+        return value
+    try:
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        # The first half without its partner: a high one not followed by a low one, or a low one alone.
+        halves = [m.start() for m in _SURROGATE.finditer(value)]
+        lone = next(
+            i for i in halves
+            if not ("\ud800" <= value[i] <= "\udbff" and "\udc00" <= value[i + 1 : i + 2] <= "\udfff")
+            and not ("\udc00" <= value[i] <= "\udfff" and "\ud800" <= value[i - 1 : i] <= "\udbff" and i - 1 in halves)
+        )  # the decoder failed, so one exists
+        problem = f"\\u{ord(value[lone]):04x} is half of a surrogate pair, not a character: write the character itself"
+        raise _Refused(None, None, problem, node.start_mark) from None
+
+
+def _str(loader: _Loader, node: ScalarNode) -> str:
+    return _text(loader.construct_scalar(node), node)
+
+
 def _mapping(loader: _Loader, node: MappingNode) -> dict[str, Any]:
     result: dict[str, Any] = {}
     first: dict[str, int] = {}
@@ -105,7 +132,7 @@ def _mapping(loader: _Loader, node: MappingNode) -> dict[str, Any]:
             raise _Refused(
                 None, None, f"a key must be a string, not {shown!s} (quote it)", key_node.start_mark
             )
-        key = key_node.value
+        key = _text(key_node.value, key_node)
         if key == "<<" and key_node.style is None:
             raise _Refused(None, None, "merge keys (<<) are not supported: write the keys out", key_node.start_mark)
         if key in first:
@@ -115,6 +142,7 @@ def _mapping(loader: _Loader, node: MappingNode) -> dict[str, Any]:
     return result
 
 
+_Loader.add_constructor(STR, _str)
 _Loader.add_constructor(INT, _int)
 _Loader.add_constructor(FLOAT, _float)
 _Loader.add_constructor(BaseResolver.DEFAULT_MAPPING_TAG, _mapping)

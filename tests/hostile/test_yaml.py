@@ -55,6 +55,9 @@ def test_any_text_is_json_data_or_a_yaml_error(text: str) -> None:
     json.dumps(value, allow_nan=False)  # JSON data: nothing a JSON file could not hold
 
 
+HALF = "is half of a surrogate pair, not a character: write the character itself"
+
+
 @pytest.mark.parametrize(
     ("text", "line", "problem"),
     [
@@ -70,6 +73,11 @@ def test_any_text_is_json_data_or_a_yaml_error(text: str) -> None:
         ('a: 1\nb: "x\u2028y"\n', 2, "a raw U+2028 is a line break to PyYAML but not to YAML 1.2: write it as \\u2028"),
         ("a: \x08\n", 1, "the character U+0008 is not allowed in YAML"),
         ("\ufeff\ufeffa: 1\n", 1, "a second byte-order mark at the start"),
+        ('a: "\\ud83d"\n', 1, "\\ud83d " + HALF),
+        ('a: 1\n"x\\ude00": 2\n', 2, "\\ude00 " + HALF),
+        ('a: ["\U0001F600\\ud83d\\ude00\\ud83d"]\n', 1,
+         "\\ud83d " + HALF),
+        ('a: "\\ude00\\ud83d"\n', 1, "\\ude00 " + HALF),
     ],
 )
 def test_refusals_name_their_line(text: str, line: int, problem: str) -> None:
@@ -98,6 +106,24 @@ def test_refusals_name_their_line(text: str, line: int, problem: str) -> None:
 )
 def test_yaml_1_2_core_schema(text: str, value: Any) -> None:
     assert yaml_data.load(f"k: {text}\n") == {"k": value}
+
+
+def test_an_escaped_surrogate_pair_is_the_character_it_encodes() -> None:
+    # As in JSON: "\ud83d\ude00" is U+1F600, in a value and in a key alike.
+    assert yaml_data.load('"\\ud83d\\ude00": "a\\ud83d\\ude00b"\n') == {"\U0001F600": "a\U0001F600b"}
+
+
+def test_a_lone_surrogate_in_a_rule_table_is_a_diagnostic_not_a_crash(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "schemas/evidence/report.yaml").write_text(
+        '{"$schema": "../tables/report.schema.json", "section_order": ["a"],\n "\\ud83d": null}\n'
+    )
+    ran = rcs("codegen", "--root", ".", cwd=tmp_path)
+    assert ran.status == 1
+    assert ("schemas/evidence/report.yaml:2: invalid YAML: \\ud83d is half of a surrogate pair, not a character: "
+            "write the character itself") in ran.stderr
+    assert not (tmp_path / "generated").exists()
 
 
 def _laughs(levels: int = 9) -> str:
