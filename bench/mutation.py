@@ -340,6 +340,9 @@ threading.settrace(_global)
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
+    # Re-installed for every test: hypothesis (and other tracers) may have replaced or cleared it.
+    sys.settrace(_global)
+    threading.settrace(_global)
     _current[0] = _lines.setdefault(item.nodeid, set())
     start = time.perf_counter()
     yield
