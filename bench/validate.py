@@ -357,8 +357,9 @@ def bench() -> bool:
     print()
     print("ratios (rcs time / reference time, medians; below 1 = rcs faster):")
     for ref_t in (cj_t, pyjs_t, rs_t):
-        print(f"  rcs / {ref_t.label.split(':')[0].split(' --')[0]:<34} = {rcs_t.median / ref_t.median:.3f}"
-              f"  ({ref_t.median / rcs_t.median:.1f}x faster)")
+        r = rcs_t.median / ref_t.median
+        how = f"{1 / r:.1f}x faster" if r <= 1 else f"{r:.1f}x slower"
+        print(f"  rcs / {ref_t.label.split(':')[0].split(' --')[0]:<34} = {r:.3f}  ({how})")
     print("  (rcs also checks section order, the claim policy, citation keys and every citation against the "
           "bundle; the references check the JSON Schema only)")
     print()
