@@ -302,18 +302,9 @@ def baseline_source(source: str) -> str:
 
 # --- the temporary project and the coverage ------------------------------------------------------
 
-PLUGIN = '''\
-"""Per-test line coverage of the mutated modules (loaded with -p _mutcov)."""
-import json, os, sys, threading, time
-import pytest
-
-_OUT = os.environ["RCS_MUTCOV_DIR"]
-_PREFIXES = tuple(json.loads(os.environ["RCS_MUTCOV_PREFIXES"]))
-os.environ["RCS_MUTCOV_MAIN"] = str(os.getpid())
-_lines = {}  # context -> set of (file, line)
-_current = [_lines.setdefault("", set())]
-_durations = {}
-_outcomes = {}
+# The line tracer both coverage scripts install: it records (file, line) of the files under
+# _PREFIXES into the set _current[0], which the script defines (and the plugin switches per test).
+TRACER = '''
 _wanted = {}
 
 
@@ -336,7 +327,21 @@ def _global(frame, event, arg):
 
 sys.settrace(_global)
 threading.settrace(_global)
+'''
 
+PLUGIN = '''\
+"""Per-test line coverage of the mutated modules (loaded with -p _mutcov)."""
+import json, os, sys, threading, time
+import pytest
+
+_OUT = os.environ["RCS_MUTCOV_DIR"]
+_PREFIXES = tuple(json.loads(os.environ["RCS_MUTCOV_PREFIXES"]))
+os.environ["RCS_MUTCOV_MAIN"] = str(os.getpid())
+_lines = {}  # context -> set of (file, line)
+_current = [_lines.setdefault("", set())]
+_durations = {}
+_outcomes = {}
+''' + TRACER + '''
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
@@ -372,28 +377,10 @@ CHILD_HOOK = '''\
 """Line coverage in a child process (python -m runtime.cli), attributed to PYTEST_CURRENT_TEST."""
 import atexit, json, os, sys, threading
 
-_prefixes = tuple(json.loads(os.environ["RCS_MUTCOV_PREFIXES"]))
-_seen = set()
-_wanted = {}
-
-
-def _local(frame, event, arg):
-    if event == "line":
-        _seen.add((frame.f_code.co_filename, frame.f_lineno))
-    return _local
-
-
-def _global(frame, event, arg):
-    name = frame.f_code.co_filename
-    hit = _wanted.get(name)
-    if hit is None:
-        hit = _wanted[name] = name.startswith(_prefixes)
-    if hit:
-        _seen.add((name, frame.f_lineno))
-        return _local
-    return None
-
-
+_PREFIXES = tuple(json.loads(os.environ["RCS_MUTCOV_PREFIXES"]))
+_current = [set()]
+_seen = _current[0]
+''' + TRACER + '''
 def _write():
     context = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
     path = os.path.join(os.environ["RCS_MUTCOV_DIR"], f"child-{os.getpid()}-{id(_seen)}.json")
@@ -404,8 +391,6 @@ def _write():
         pass
 
 
-sys.settrace(_global)
-threading.settrace(_global)
 atexit.register(_write)
 '''
 
