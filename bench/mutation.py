@@ -4,19 +4,22 @@ A small AST mutator (standard library ``ast`` only). Each mutant changes exactly
 module: a comparison operator, ``is``/``is not``, ``in``/``not in``, ``and``/``or``, a removed
 ``not``, ``True``/``False``, an integer constant (n -> n + 1), a string constant (+ "X"), or a
 dropped guard (the body of ``if cond: raise ...`` / ``if cond: yield ...`` replaced by ``pass``).
-The mutated module is ``ast.unparse`` of the whole tree, so each module is first checked unmutated
-in its unparsed form (the unparse itself must be harmless).
+Only the changed span of the source is rewritten, and the result is checked to parse to exactly
+the mutated tree; every other character of the module stays as written.
 
 Everything runs in a temporary copy of the project (``TMP/main``, with ``TMP/shared`` linking to
 the real ``../shared``); the real tree is never written. Tests are selected per mutant from a
 per-test line coverage collected once (a tiny ``sys.settrace`` pytest plugin, also active in the
-``python -m runtime.cli`` children the tests start), and run with ``pytest -x``.
+``python -m runtime.cli`` children the tests start). A control run then checks that those tests
+pass with nothing mutated. Each mutant's tests run fastest first with ``pytest -x`` in a fork of a
+warm server process (one per ``--jobs`` worker), so no mutant pays for the interpreter's imports.
 
     .venv/bin/python bench/mutation.py [--module PATH]... [--list] [--max N] [--jobs N] [--strict]
 
 Output: per module ``mutants killed survived kill-rate``, the total, then every survivor as
 ``path:line: original -> mutant``. Exit 0; 1 with ``--strict`` when a runtime module is below 90%;
-2 on a usage error or when the setup fails.
+2 on a usage error or when the setup fails; 130 when interrupted (Ctrl-C or SIGTERM) while
+mutants run, after printing the table of the mutants that finished.
 """
 
 from __future__ import annotations
@@ -26,14 +29,15 @@ import ast
 import copy
 import json
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -287,24 +291,50 @@ def mutants_of(path: str, source: str) -> list[Mutant]:
     return found
 
 
+def _char_offset(lines: list[str], starts: list[int], line: int, byte_col: int) -> int:
+    """The character offset of an ast position (1-based line, UTF-8 byte column) in the source."""
+    return starts[line - 1] + len(lines[line - 1].encode("utf-8")[:byte_col].decode("utf-8"))
+
+
 def mutated_source(source: str, mutant: Mutant) -> str:
-    """``ast.unparse`` of the module with exactly this mutant applied."""
-    tree = ast.parse(source)
-    node = next(n for i, n, _ in _walk(tree) if i == mutant.index)
+    """The module with exactly this mutant spliced into its text; every other character unchanged.
+
+    Only the changed span is rewritten: ``(`` + the unparsed changed node + ``)``, or ``pass`` for
+    the body of a dropped guard. Python 3.11 gives the parts of an f-string no positions of their
+    own, so a change inside one rewrites the whole (outermost) f-string. Because the rest of the
+    module is its original text, the unmutated module needs no baseline run of its own. The result
+    must parse to the original tree with exactly this one node changed, or ValueError is raised.
+    """
+    walked = list(_walk(ast.parse(source)))
+    _, node, parents = walked[mutant.index]
+    index_of = {id(n): i for i, n, _ in walked}
     replacement = _apply(node, mutant.kind, mutant.variant)
-    return ast.unparse(_Replace(mutant.index, replacement).run(tree)) + "\n"
-
-
-def baseline_source(source: str) -> str:
-    """``ast.unparse`` of the unmutated module (what every mutant is compared against)."""
-    return ast.unparse(ast.parse(source)) + "\n"
+    changed = _Replace(mutant.index, replacement).run(ast.parse(source))
+    changed_nodes = [n for _, n, _ in _walk(changed)]
+    if mutant.kind == "guard":
+        assert isinstance(node, ast.If)
+        span: ast.AST = node.body[0]
+        text = "pass"
+    else:
+        span = next((p for p in parents if isinstance(p, ast.JoinedStr)), node)
+        text = "(" + ast.unparse(changed_nodes[index_of[id(span)]]) + ")"
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    begin = _char_offset(lines, starts, span.lineno, span.col_offset)
+    end = _char_offset(lines, starts, span.end_lineno or span.lineno, span.end_col_offset or 0)
+    result = source[:begin] + text + source[end:]
+    if ast.dump(ast.parse(result)) != ast.dump(changed):
+        raise ValueError(f"{mutant.path}:{mutant.line}: the spliced text is not the mutated tree")
+    return result
 
 
 # --- the temporary project and the coverage ------------------------------------------------------
 
 # The line tracer both coverage scripts install: it records (file, line) of the files under
 # _PREFIXES into the set _current[0], which the script defines (and the plugin switches per test).
-TRACER = '''
+TRACER = """
 _wanted = {}
 
 
@@ -327,9 +357,10 @@ def _global(frame, event, arg):
 
 sys.settrace(_global)
 threading.settrace(_global)
-'''
+"""
 
-PLUGIN = '''\
+PLUGIN = (
+    '''\
 """Per-test line coverage of the mutated modules (loaded with -p _mutcov)."""
 import json, os, sys, threading, time
 import pytest
@@ -341,7 +372,9 @@ _lines = {}  # context -> set of (file, line)
 _current = [_lines.setdefault("", set())]
 _durations = {}
 _outcomes = {}
-''' + TRACER + '''
+'''
+    + TRACER
+    + """
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
@@ -371,16 +404,20 @@ def pytest_sessionfinish(session):
     }
     with open(os.path.join(_OUT, "main.json"), "w") as handle:
         json.dump(data, handle)
-'''
+"""
+)
 
-CHILD_HOOK = '''\
+CHILD_HOOK = (
+    '''\
 """Line coverage in a child process (python -m runtime.cli), attributed to PYTEST_CURRENT_TEST."""
 import atexit, json, os, sys, threading
 
 _PREFIXES = tuple(json.loads(os.environ["RCS_MUTCOV_PREFIXES"]))
 _current = [set()]
 _seen = _current[0]
-''' + TRACER + '''
+'''
+    + TRACER
+    + """
 def _write():
     context = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
     path = os.path.join(os.environ["RCS_MUTCOV_DIR"], f"child-{os.getpid()}-{id(_seen)}.json")
@@ -392,12 +429,90 @@ def _write():
 
 
 atexit.register(_write)
-'''
+"""
+)
 
 HOOK_LINE = (
     '\nif __import__("os").environ.get("RCS_MUTCOV_DIR") and __import__("os").environ.get("RCS_MUTCOV_MAIN") '
     '!= str(__import__("os").getpid()): __import__("runpy").run_path(__import__("os").environ["RCS_MUTCOV_HOOK"])\n'
 )
+
+
+# The fork server: one warm interpreter per project copy. It imports the heavy libraries and the
+# generated models once; for every mutant it forks, the child forgets the project's own modules
+# (except generated/, which no mutant touches) and runs pytest in-process. Starting a fresh
+# interpreter per mutant cost about 3 s of imports; a fork costs milliseconds.
+WORKER = '''\
+"""rcs mutation fork server: reads {"tests": [...], "timeout": s} lines, answers {"status", "seconds"}."""
+import importlib, json, os, signal, sys, time
+
+_ROOT = os.getcwd() + os.sep
+_KEEP = (_ROOT + "generated" + os.sep,)
+_LOG = sys.argv[1]
+import pytest, hypothesis, pydantic, jsonschema_rs, yaml, regex  # noqa: E401  the warm imports
+for _dirpath, _dirs, _files in sorted(os.walk(_ROOT + "generated")):
+    _dirs.sort()
+    for _name in sorted(_files):
+        if _name.endswith(".py"):
+            _module = os.path.relpath(os.path.join(_dirpath, _name[:-3]), _ROOT).replace(os.sep, ".")
+            importlib.import_module(_module.removesuffix(".__init__"))
+_child = [0]
+
+
+def _stop(signum, frame):
+    if _child[0]:
+        try:
+            os.killpg(_child[0], signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(1)
+
+
+signal.signal(signal.SIGTERM, _stop)
+print(json.dumps({"ready": True}), flush=True)
+for _line in sys.stdin:
+    _request = json.loads(_line)
+    _start = time.perf_counter()
+    _pid = os.fork()
+    if _pid == 0:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for _name, _mod in list(sys.modules.items()):
+            _file = getattr(_mod, "__file__", None) or ""
+            if _file.startswith(_ROOT) and not _file.startswith(_KEEP):
+                del sys.modules[_name]
+        _out = os.open(_LOG, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        _null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(_null, 0)
+        os.dup2(_out, 1)
+        os.dup2(_out, 2)
+        try:
+            _code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--no-header", *_request["tests"]]))
+        except BaseException:
+            _code = 3
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_code)
+    _child[0] = _pid
+    _deadline = _start + _request["timeout"]
+    _status = None
+    while True:
+        _done, _wait = os.waitpid(_pid, os.WNOHANG)
+        if _done:
+            _status = os.waitstatus_to_exitcode(_wait)
+            break
+        if time.perf_counter() > _deadline:
+            try:
+                os.killpg(_pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.waitpid(_pid, 0)
+            break
+        time.sleep(0.005)
+    _child[0] = 0
+    _verdict = "timeout" if _status is None else ("passed" if _status in (0, 5) else "failed")
+    print(json.dumps({"status": _verdict, "seconds": time.perf_counter() - _start}), flush=True)
+'''
 
 
 @dataclass
@@ -432,6 +547,7 @@ class Workspace:
         self.python = python
         self.verbose = verbose
         self.stamp = int(time.time()) + 10  # a fresh mtime for every write: no stale .pyc
+        self.server: subprocess.Popen[str] | None = None
 
     def prepare(self) -> None:
         copy_project(self.main)
@@ -484,6 +600,60 @@ class Workspace:
         if done.returncode == 5:  # nothing collected
             return "passed", elapsed, tail
         return "failed", elapsed, tail
+
+    def start(self) -> None:
+        """Start this copy's fork server (once) and wait until it has done its imports."""
+        if self.server is not None:
+            return
+        script = self.tools / "_mutserver.py"
+        if not script.exists():
+            self.tools.mkdir(exist_ok=True)
+            script.write_text(WORKER)
+        self.server = subprocess.Popen(
+            [self.python, str(script), str(self.tools / "last-run.txt")],
+            cwd=self.main,
+            env=self.env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        assert self.server.stdout is not None
+        if not self.server.stdout.readline():
+            raise UsageError(f"the fork server of {self.main} did not start")
+
+    def ask(self, tests: Sequence[str], timeout: float) -> tuple[str, float]:
+        """Run ``tests`` with ``pytest -x`` in a fork of the warm server: (status, seconds)."""
+        self.start()
+        assert self.server is not None and self.server.stdin is not None and self.server.stdout is not None
+        self.server.stdin.write(json.dumps({"tests": list(tests), "timeout": timeout}) + "\n")
+        self.server.stdin.flush()
+        answer = self.server.stdout.readline()
+        if not answer:
+            raise UsageError(f"the fork server of {self.main} stopped")
+        reply = json.loads(answer)
+        return str(reply["status"]), float(reply["seconds"])
+
+    def last_output(self) -> str:
+        """The tail of the last forked pytest run's output."""
+        try:
+            text = (self.tools / "last-run.txt").read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-15:])
+
+    def close(self) -> None:
+        """Stop the fork server and whatever test it is running."""
+        if self.server is None:
+            return
+        if self.server.poll() is None:
+            self.server.terminate()
+            try:
+                self.server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.server.kill()
+                self.server.wait()
+        self.server = None
 
     def collect_coverage(self, paths: Sequence[str], test_dirs: Sequence[str]) -> Coverage:
         """Run ``test_dirs`` once with the tracer, in-process and in child processes."""
@@ -659,8 +829,9 @@ def run(args: argparse.Namespace) -> int:
     budget = args.max
     started = time.perf_counter()
     base = Path(tempfile.mkdtemp(prefix="rcs-mutation-"))
+    workspace = Workspace(base, sys.executable, args.verbose)
+    workers = [workspace]
     try:
-        workspace = Workspace(base, sys.executable, args.verbose)
         workspace.prepare()
         test_dirs = list(RUNTIME_TESTS)
         if any(p.startswith("codegen/") for p in paths):
@@ -677,126 +848,140 @@ def run(args: argparse.Namespace) -> int:
                 todo = todo[: max(budget, 0)]
                 budget -= len(todo)
             plan[path] = todo
-        notes = check_baseline(workspace, coverage, [p for p in paths if plan[p]], sources)
-        for report in reports:
-            report.note = notes.get(report.path, "")
+        workers = make_workers(workspace, args.jobs)
+        check_baseline(workspace, coverage, [p for p in paths if plan[p]])
         interrupted = False
         for report in reports:
             path = report.path
             todo = plan[path]
-            if not todo or report.note:
+            if not todo:
                 continue
             print(f"{path}: {len(todo)} mutants, {len(coverage.tests_of_file(path))} tests", flush=True)
             try:
-                run_module(workspace, coverage, sources[path], todo, args.jobs, args.verbose, report.results)
+                run_module(workers, coverage, sources[path], todo, args.verbose, report.results)
             except KeyboardInterrupt:
                 interrupted = True
                 report.note = f"interrupted after {len(report.results)} of {len(todo)} mutants"
                 break
-            finally:
-                workspace.write(path, sources[path])
             print(f"{path}: {report.killed}/{len(report.results)} killed ({report.rate:.1%})", flush=True)
         print_table(reports)
         elapsed = time.perf_counter() - started
         print(f"\nrun time: {elapsed / 60:.1f} min" + (" (interrupted: partial numbers)" if interrupted else ""))
         below = [r for r in reports if r.path.startswith("runtime/") and r.results and r.rate < BAR]
+        if interrupted:
+            return 130
         return 1 if args.strict and below else 0
     finally:
+        for worker in workers:
+            worker.close()
         if args.keep:
             print(f"kept {base}")
         else:
             shutil.rmtree(base, ignore_errors=True)
 
 
-def check_baseline(
-    workspace: Workspace, coverage: Coverage, paths: Sequence[str], sources: dict[str, str]
-) -> dict[str, str]:
-    """Run the tests of ``paths`` against their unparsed, unmutated modules: the unparse must be harmless.
+def check_baseline(workspace: Workspace, coverage: Coverage, paths: Sequence[str]) -> None:
+    """The control: every selected test passes through the fork server with nothing mutated.
 
-    All modules at once first; only when that fails, one by one. Returns a note per failing module.
+    A test that fails here would 'kill' every mutant it runs, so a failure stops the run.
     """
-    if not paths:
-        return {}
-    notes: dict[str, str] = {}
+    chosen = set().union(*(coverage.tests_of_file(p) for p in paths)) - coverage.failing if paths else set()
+    tests = sorted(chosen, key=lambda t: (coverage.durations.get(t, 0.0), t))
+    if not tests:
+        return
+    print(f"control: {len(tests)} tests, nothing mutated", flush=True)
+    status, seconds = workspace.ask(tests, max(MIN_TIMEOUT, TIMEOUT_FACTOR * sum(coverage.durations.values())))
+    print(f"control: {status} in {seconds:.0f} s", flush=True)
+    if status != "passed":
+        raise UsageError(
+            f"the unmutated project fails its tests in the fork server ({status}):\n" + workspace.last_output()
+        )
 
-    def tests_of(group: Sequence[str]) -> list[str]:
-        chosen = set().union(*(coverage.tests_of_file(p) for p in group)) - coverage.failing
-        return sorted(chosen, key=lambda t: (coverage.durations.get(t, 0.0), t))
 
-    for path in paths:
-        workspace.write(path, baseline_source(sources[path]))
-    try:
-        tests = tests_of(paths)
-        print(f"baseline: the {len(paths)} modules unparsed, {len(tests)} tests", flush=True)
-        status, seconds, tail = workspace.pytest(tests, None) if tests else ("passed", 0.0, "")
-        print(f"baseline: {status} in {seconds:.0f} s", flush=True)
-        if status == "passed":
-            return notes
-        for path in paths:  # which module's unparse breaks a test
-            for other in paths:
-                workspace.write(other, sources[other])
-            workspace.write(path, baseline_source(sources[path]))
-            status, _, tail = workspace.pytest(tests_of([path]), None)
-            if status != "passed":
-                notes[path] = "the unparsed, unmutated module fails its tests: skipped"
-                print(f"{path}: {notes[path]}\n{tail}", flush=True)
-        return notes
-    finally:
-        for path in paths:
-            workspace.write(path, sources[path])
+def make_workers(workspace: Workspace, jobs: int) -> list[Workspace]:
+    """``jobs`` project copies (the first is ``workspace``), each with its own fork server."""
+    workers = [workspace]
+    for n in range(1, jobs):
+        extra = Workspace(workspace.base / f"w{n}", workspace.python, workspace.verbose)
+        extra.base.mkdir(exist_ok=True)
+        copy_project(extra.main)
+        shared = ROOT.parent / "shared"
+        if shared.exists():
+            (extra.base / "shared").symlink_to(shared)
+        workers.append(extra)
+    return workers
 
 
 def run_module(
-    workspace: Workspace,
+    workers: Sequence[Workspace],
     coverage: Coverage,
     source: str,
     todo: Sequence[Mutant],
-    jobs: int,
     verbose: bool,
     sink: list[Result],
 ) -> None:
-    """Run each mutant of one module into ``sink`` (``jobs`` > 1: one project copy per worker)."""
-    if jobs <= 1:
-        for mutant in todo:
-            sink.append(run_one(workspace, coverage, source, mutant, verbose))
-        return
-    workers = [workspace]
-    for n in range(1, jobs):
-        extra = Workspace(workspace.base / f"w{n}", workspace.python, verbose)
-        if not extra.main.exists():
-            extra.base.mkdir(exist_ok=True)
-            copy_project(extra.main)
-            shared = ROOT.parent / "shared"
-            if shared.exists():
-                (extra.base / "shared").symlink_to(shared)
-        workers.append(extra)
-    chunks = [list(todo[i::jobs]) for i in range(jobs)]
+    """Run each mutant of one module into ``sink``, one at a time per worker (project copy).
 
-    def work(n: int) -> list[Result]:
+    Results land in ``sink`` as they come (in the mutants' order at the end), so an interrupt
+    (Ctrl-C or SIGTERM) keeps every finished mutant; the workers' fork servers are then stopped.
+    """
+    pending: queue.Queue[Mutant] = queue.Queue()
+    for mutant in todo:
+        pending.put(mutant)
+    stop = threading.Event()
+    lock = threading.Lock()
+    failure: list[BaseException] = []
+
+    def work(worker: Workspace) -> None:
         try:
-            return [run_one(workers[n], coverage, source, m, verbose) for m in chunks[n]]
+            while not stop.is_set():
+                try:
+                    mutant = pending.get_nowait()
+                except queue.Empty:
+                    return
+                result = run_one(worker, coverage, source, mutant, verbose)
+                with lock:
+                    sink.append(result)
+        except BaseException as exc:  # reported by the main thread
+            if not stop.is_set():
+                failure.append(exc)
+            stop.set()
         finally:
-            workers[n].write(todo[0].path, source)
+            worker.write(todo[0].path, source)
 
-    with ThreadPoolExecutor(jobs) as pool:
-        done = [r for rs in pool.map(work, range(jobs)) for r in rs]
+    threads = [threading.Thread(target=work, args=(w,), daemon=True) for w in workers]
+    for thread in threads:
+        thread.start()
+    try:
+        while any(thread.is_alive() for thread in threads):
+            for thread in threads:
+                thread.join(timeout=0.2)
+    except KeyboardInterrupt:
+        stop.set()
+        for worker in workers:
+            worker.close()
+        for thread in threads:
+            thread.join()
+        raise
+    if failure:
+        raise failure[0]
     order = {(m.index, m.variant): i for i, m in enumerate(todo)}
-    sink.extend(sorted(done, key=lambda r: order[(r.mutant.index, r.mutant.variant)]))
+    sink.sort(key=lambda r: order[(r.mutant.index, r.mutant.variant)])
 
 
 def run_one(workspace: Workspace, coverage: Coverage, source: str, mutant: Mutant, verbose: bool) -> Result:
-    """Write one mutant into the copy and run its tests."""
+    """Write one mutant into a project copy and run its covering tests, fastest first, ``-x``."""
     tests = select_tests(mutant, coverage)
     if not tests:
         return Result(mutant, "uncovered")
     timeout = max(MIN_TIMEOUT, TIMEOUT_FACTOR * (2.0 + sum(coverage.durations.get(t, 1.0) for t in tests)))
     try:
         text = mutated_source(source, mutant)
-    except (ValueError, TypeError, RecursionError) as exc:  # unparse refused the tree
-        print(f"  {mutant.path}:{mutant.line}: cannot unparse the mutant ({exc})", flush=True)
+    except (ValueError, TypeError, RecursionError) as exc:  # the splice did not give the mutated tree
+        print(f"  {mutant.path}:{mutant.line}: cannot write the mutant ({exc})", flush=True)
         return Result(mutant, "error")
     workspace.write(mutant.path, text)
-    status, seconds, _ = workspace.pytest(tests, timeout)
+    status, seconds = workspace.ask(tests, timeout)
     outcome = {"passed": "survived", "failed": "killed", "timeout": "timeout"}[status]
     if verbose or outcome == "survived":
         print(

@@ -1,0 +1,150 @@
+"""bench/mutation.py: its mutants are exactly one change each, and an interrupted run keeps its table."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("rcs_bench_mutation", ROOT / "bench" / "mutation.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+mutation = _load()
+
+SAMPLE = '''"""A module docstring: never mutated."""
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def f(x: int, name: str = "ünïcode") -> str:
+    """A function docstring."""
+    assert x >= 0
+    log.debug("never %s", "mutated")
+    label = "é€😀"; total = -3 if (x <
+        10 and name) else 7
+    if x == 99: raise ValueError("guarded")
+    return f"{label}:{x + total!r:>4}:{'ok' if not x else 'no'}"
+'''
+
+
+def _changed_nodes(before: str, after: str) -> int:
+    """How many positions of the two pre-order walks differ (ignoring source positions)."""
+    left = [ast.dump(n) for _, n, _ in mutation._walk(ast.parse(before))]
+    right = [ast.dump(n) for _, n, _ in mutation._walk(ast.parse(after))]
+    return sum(a != b for a, b in zip(left, right, strict=False)) + abs(len(left) - len(right))
+
+
+def test_every_mutant_of_the_sample_is_one_change_and_keeps_the_other_lines() -> None:
+    mutants = mutation.mutants_of("sample.py", SAMPLE)
+    kinds = {m.kind for m in mutants}
+    assert kinds == {"compare", "boolop", "not", "int", "string", "guard"}
+    originals = {m.original for m in mutants}
+    assert not any("docstring" in text or "never" in text for text in originals)  # docstrings, logging
+    assert "x >= 0" not in originals  # asserts narrow types: left alone
+    for mutant in mutants:
+        text = mutation.mutated_source(SAMPLE, mutant)
+        assert text != SAMPLE
+        assert _changed_nodes(SAMPLE, text) >= 1
+        before, after = SAMPLE.splitlines(), text.splitlines()
+        span = range(mutant.stmt_line - 1, mutant.end_line + 1)
+        # Lines before the changed statement are byte-for-byte the original.
+        assert after[: span.start] == before[: span.start], mutant
+        # Every line after the change is the original too (a multi-line span may become one line).
+        tail = len(before) - mutant.end_line
+        assert after[len(after) - tail :] == before[len(before) - tail :], mutant
+
+
+def test_a_splice_after_non_ascii_text_on_the_same_line_lands_on_the_node() -> None:
+    mutants = [m for m in mutation.mutants_of("sample.py", SAMPLE) if m.kind == "int" and m.original == "3"]
+    assert len(mutants) == 1
+    text = mutation.mutated_source(SAMPLE, mutants[0])
+    assert 'label = "é€😀"; total = -(4) if' in text
+
+
+def test_a_dropped_guard_keeps_its_condition() -> None:
+    (guard,) = [m for m in mutation.mutants_of("sample.py", SAMPLE) if m.kind == "guard"]
+    text = mutation.mutated_source(SAMPLE, guard)
+    assert "    if x == 99: pass\n" in text
+    assert guard.mutated == "if x == 99: pass"
+
+
+def test_a_change_inside_an_f_string_rewrites_that_f_string_only() -> None:
+    inside = [m for m in mutation.mutants_of("sample.py", SAMPLE) if m.line == 14]
+    assert {m.kind for m in inside} == {"string", "not"}
+    for mutant in inside:
+        text = mutation.mutated_source(SAMPLE, mutant)
+        assert text.splitlines()[:13] == SAMPLE.splitlines()[:13]
+        namespace: dict[str, object] = {}
+        exec(compile(text, "sample.py", "exec"), namespace)  # the mutant still runs
+        result = namespace["f"](0)  # type: ignore[operator]
+        assert isinstance(result, str) and result != "é€😀:-3:ok"
+
+
+def test_a_splice_that_would_not_give_the_mutated_tree_is_refused() -> None:
+    (mutant,) = [m for m in mutation.mutants_of("sample.py", SAMPLE) if m.kind == "guard"]
+    wrong = mutation.Mutant(**{**mutant.__dict__, "kind": "not"})  # the index names an If, not a `not`
+    with pytest.raises((ValueError, AssertionError)):
+        mutation.mutated_source(SAMPLE, wrong)
+
+
+@pytest.mark.parametrize("module", ["runtime/odr/checks.py", "runtime/phase1/index.py", "runtime/report.py"])
+def test_every_mutant_of_a_runtime_module_splices(module: str) -> None:
+    source = (ROOT / module).read_text()
+    mutants = mutation.mutants_of(module, source)
+    assert mutants
+    for mutant in mutants:
+        assert mutation.mutated_source(source, mutant) != source
+
+
+def test_an_interrupted_run_prints_the_finished_mutants_and_exits_130(tmp_path: Path) -> None:
+    """SIGTERM while mutants run: the table of those that finished, 'interrupted', exit 130."""
+    log = tmp_path / "out.txt"
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "mutation.py"),
+                "--module",
+                "runtime/phase1/chunks.py",
+                "--tests",
+                "tests/phase1/test_examples.py",
+                "--jobs",
+                "2",
+                "--verbose",
+            ],
+            cwd=ROOT,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        )
+        deadline = time.monotonic() + 600
+        while ": killed (" not in log.read_text() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)  # waits on content: the first finished mutant
+        assert process.poll() is None, log.read_text()
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=120)
+    out = log.read_text()
+    assert code == 130, out
+    assert "interrupted after" in out and "(interrupted: partial numbers)" in out, out
+    row = next(line for line in out.splitlines() if line.startswith("runtime/phase1/chunks.py  "))
+    counted, killed = int(row.split()[1]), int(row.split()[2])
+    total = len(mutation.mutants_of("runtime/phase1/chunks.py", (ROOT / "runtime/phase1/chunks.py").read_text()))
+    assert 1 <= killed <= counted < total, row
