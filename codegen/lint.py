@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from codegen import engine, schema_lint
+from codegen import engine, research_tables, schema_lint
 from codegen.diagnostics import Diagnostic
 from codegen.positions import escape, first_problem, line_of, pointer
 from codegen.schema_lint import shorthand_escapes
@@ -149,6 +149,8 @@ def lint_table(table: Table, known: schema_lint.Engine) -> Iterator[Diagnostic]:
                     yield _diag(sf, f"/parse_errors/{index}/applies_to", f"unknown parser {name!r}")
     elif table.kind == "autoresearch_config":
         yield from _lint_autoresearch(sf, data, known)
+    elif table.kind.startswith("research_"):
+        yield from research_tables.lint_table(table)
     elif table.kind == "budgets" and data["default_mode"] not in {m["name"] for m in data["modes"]}:
         yield _diag(sf, "/default_mode", f"default_mode {data['default_mode']!r} is not a listed mode")
 
@@ -274,5 +276,6 @@ def check(project: Project) -> list[Diagnostic]:
         for table in domain.tables:
             found.extend(lint_table(table, known))
         found.extend(_lint_domain_errors(domain, settings.house_style))
+        found.extend(research_tables.lint_domain(domain))
         found.extend(_lint_names(domain))
     return sorted(set(found))

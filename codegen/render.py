@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from codegen import engine, verify
+from codegen import engine, research_tables, verify
 from codegen.diagnostics import CompileError, Diagnostic
 from codegen.keywords import objects
 from codegen.sources import SCHEMA_SUFFIX, Domain, Project, SourceFile, Table
@@ -325,6 +325,10 @@ def render_table(env: Any, domain: Domain, table: Table, suffix: str) -> str:
     extra: dict[str, Any] = {}
     if table.kind == "errors":
         extra["tree"] = exception_tree(data)
+    elif table.kind == "research_injection":
+        extra["rules"] = research_tables.expanded_rules(data)
+    elif table.kind == "research_contract":
+        extra["fingerprint"] = research_tables.fingerprint(domain)
     template = env.get_template(f"{table.kind}{suffix}")
     text: str = template.render(domain=domain.name, source=table.source.rel, table=data, raw_json=_py(data), **extra)
     return text

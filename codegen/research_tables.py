@@ -1,0 +1,186 @@
+"""The research tables' own rules (phase18-research.md; R-RS-1..9), beyond what their schemas say.
+
+* Each table is consistent in itself: a tier's tools are listed tools, every tier that may research
+  has caps for every environment, stop codes are unique, injection rules have unique ids, their
+  macros expand and every pattern compiles both on Python's ``re`` and on the linear-time engine
+  (so other languages can run the same rules).
+* The contract is frozen (R-RS-9): every research table carries the same ``contract_version``, and
+  the fingerprint of the versioned tables must equal the one ``contract.yaml`` froze for that
+  version. Changing a stop reason, a cap, the priority order, a sentence or a rule without a new
+  version is refused with the fingerprint the new content has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from codegen.diagnostics import Diagnostic
+from codegen.sources import Domain, SourceFile, Table
+from safeio.regex import PatternError, compile_linear
+
+# The tables whose content the contract version covers, by kind.
+VERSIONED = ("research_stop_reasons", "research_policy", "research_responses", "research_injection")
+CONTRACT = "research_contract"
+_MACRO = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
+
+
+def _diag(sf: SourceFile, ptr: str, message: str) -> Diagnostic:
+    return Diagnostic(sf.rel, sf.lines.get(ptr, 1), message)
+
+
+def expand(pattern: str, macros: Mapping[str, str]) -> str:
+    """``pattern`` with every ``{NAME}`` replaced by its macro, macros expanded inside macros too.
+
+    Raises KeyError for an unknown name and ValueError for a macro that refers to itself.
+    """
+
+    def one(text: str, seen: tuple[str, ...]) -> str:
+        def replace(match: re.Match[str]) -> str:
+            name = match[1]
+            if name in seen:
+                raise ValueError(f"macro {name} refers to itself")
+            return one(macros[name], (*seen, name))
+
+        return _MACRO.sub(replace, text)
+
+    return one(pattern, ())
+
+
+def expanded_rules(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The injection rules with their patterns expanded (what the generated table holds)."""
+    return [{**rule, "pattern": expand(rule["pattern"], data["macros"])} for rule in data["rules"]]
+
+
+def fingerprint(domain: Domain) -> str:
+    """SHA-256 of the canonical JSON of the versioned research tables, without their version."""
+    content = {
+        t.kind: {k: v for k, v in t.content.items() if k != "contract_version"}
+        for t in domain.tables
+        if t.kind in VERSIONED
+    }
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def lint_table(table: Table) -> Iterator[Diagnostic]:
+    """The rules of one research table (its schema has already accepted it)."""
+    sf, data = table.source, table.content
+    if table.kind == "research_stop_reasons":
+        codes = [r["code"] for r in data["reasons"]]
+        for index, code in enumerate(codes):
+            if code in codes[:index]:
+                yield _diag(sf, f"/reasons/{index}/code", f"stop reason {code} is listed twice")
+        if data["reasons"][-1]["action"] != "ANSWER":
+            yield _diag(sf, "/reasons", "the last stop reason must be the success one (action ANSWER): R-RS-1")
+        for index, reason in enumerate(data["reasons"][:-1]):
+            if reason["action"] == "ANSWER":
+                yield _diag(sf, f"/reasons/{index}/action", "only the last stop reason may answer")
+    elif table.kind == "research_policy":
+        yield from _lint_policy(sf, data)
+    elif table.kind == "research_injection":
+        yield from _lint_injection(sf, data)
+
+
+def _lint_policy(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    tools = [t["name"] for t in data["tools"]]
+    for index, name in enumerate(tools):
+        if name in tools[:index]:
+            yield _diag(sf, f"/tools/{index}/name", f"tool {name} is listed twice")
+    for tier, entry in data["tiers"].items():
+        for index, name in enumerate(entry["tools"]):
+            if name not in tools:
+                yield _diag(sf, f"/tiers/{tier}/tools/{index}", f"tier {tier} names unknown tool {name!r}")
+        if entry["research"]:
+            for env in data["environments"]:
+                if env not in data["caps"].get(tier, {}):
+                    yield _diag(sf, f"/tiers/{tier}", f"tier {tier} may research but has no caps for {env}")
+    for tier, per_env in data["caps"].items():
+        if tier not in data["tiers"]:
+            yield _diag(sf, f"/caps/{tier}", f"caps for unknown tier {tier!r}")
+        for env in per_env:
+            if env not in data["environments"]:
+                yield _diag(sf, f"/caps/{tier}/{env}", f"caps for unknown environment {env!r}")
+
+
+def _compile(pattern: str) -> str | None:
+    """Why ``pattern`` does not compile on both engines, or None."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return f"Python re: {exc}"
+    try:
+        compile_linear(pattern)
+    except PatternError as exc:
+        return f"linear-time engine: {exc.detail}"
+    return None
+
+
+def _lint_injection(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnostic]:
+    ids = [data["obfuscation"]["id"], data["encoded"]["id"]] + [r["id"] for r in data["rules"]]
+    for index, rule_id in enumerate(ids):
+        if rule_id in ids[:index]:
+            yield _diag(sf, "/rules", f"rule id {rule_id} is used twice")
+    for index, span in enumerate(data["invisible"]):
+        if span["first"] > span["last"]:
+            yield _diag(sf, f"/invisible/{index}", "first must not be after last")
+    problem = _compile(data["encoded"]["pattern"])
+    if problem:
+        yield _diag(sf, "/encoded/pattern", f"pattern does not compile on {problem}")
+    for index, rule in enumerate(data["rules"]):
+        where = f"/rules/{index}/pattern"
+        try:
+            pattern = expand(rule["pattern"], data["macros"])
+        except KeyError as exc:
+            yield _diag(sf, where, f"rule {rule['id']}: unknown macro {{{exc.args[0]}}}")
+            continue
+        except ValueError as exc:
+            yield _diag(sf, where, f"rule {rule['id']}: {exc}")
+            continue
+        problem = _compile(pattern)
+        if problem:
+            yield _diag(sf, where, f"rule {rule['id']}: pattern does not compile on {problem}")
+        elif re.compile(pattern).search(""):
+            yield _diag(sf, where, f"rule {rule['id']}: pattern matches the empty text")
+
+
+def lint_domain(domain: Domain) -> Iterator[Diagnostic]:
+    """The contract version rules across a domain's research tables (R-RS-9)."""
+    contract = [t for t in domain.tables if t.kind == CONTRACT]
+    versioned = [t for t in domain.tables if t.kind in VERSIONED]
+    if not contract:
+        for table in versioned:
+            yield _diag(table.source, "/contract_version", "a research table needs the domain's contract.yaml (R-RS-9)")
+        return
+    head = contract[0]
+    version = head.content["contract_version"]
+    for table in versioned:
+        if table.content["contract_version"] != version:
+            yield _diag(
+                table.source,
+                "/contract_version",
+                f"contract_version {table.content['contract_version']} differs from {head.source.rel}'s {version}",
+            )
+    kinds = {t.kind for t in versioned}
+    for kind in VERSIONED:
+        if kind not in kinds:
+            yield _diag(head.source, "/contract_version", f"the research domain has no {kind} table")
+    digest = fingerprint(domain)
+    frozen = [(i, f) for i, f in enumerate(head.content["frozen"]) if f["version"] == version]
+    if not frozen:
+        yield _diag(
+            head.source,
+            "/frozen",
+            f"contract {version} is not frozen: add {{version: {version}, sha256: {digest}}} (R-RS-9)",
+        )
+    elif frozen[0][1]["sha256"] != digest:
+        yield _diag(
+            head.source,
+            f"/frozen/{frozen[0][0]}/sha256",
+            f"the research tables changed but contract_version is still {version} (frozen sha256 "
+            f"{frozen[0][1]['sha256'][:12]}..., now {digest}): bump contract_version and freeze the new "
+            "version (phase18-research.md §7.2, R-RS-9)",
+        )

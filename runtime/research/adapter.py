@@ -1,0 +1,205 @@
+"""The adapter: the only code that calls a research tool (phase18-research.md §3.1; R-RS-4).
+
+Tools are made here (``make_tools``) and called here (``Adapter.call``); nothing else in rcs
+imports ``runtime.research.tools`` or calls ``search`` (a test reads every module to prove it).
+Each call runs on its own thread under a real deadline: a tool still running at the per-call
+timeout is abandoned, its late result discarded, and the call is a TIMEOUT (R-RS-3). What comes
+back is validated against the ToolResult schema and the policy table's size limits, given its
+source id (R-RS-7) and scanned for injection (R-RS-5). An error never becomes an empty list: the
+sandbox's own error is SANDBOX_VIOLATION, an unreadable answer VALIDATION_FAIL, anything else
+INTERNAL_INCONSISTENCY.
+
+Errors of this domain (``generated.research.errors``)::
+
+    ResearchError (ValueError)
+    ├── SchemaViolationError     a request or artifact file the JSON Schema rejects
+    ├── InvalidInputError        a docs folder that is not one, a web endpoint that is not http(s)
+    ├── SandboxViolationError    a tool tried another host, a path outside its folder, too many bytes
+    ├── ToolResultError          a tool got an answer it cannot read
+    └── InvariantViolationError  a response or telemetry record breaks a rule (rcs validate)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from generated.research.errors import SandboxViolationError, ToolResultError
+from generated.research.policy import (
+    CONTENT_CHARS,
+    ITEMS_PER_CALL,
+    METADATA_KEYS,
+    METADATA_VALUE_CHARS,
+    TITLE_CHARS,
+)
+from generated.research.source_bundle_schema import Source
+from generated.research.stop_reasons import StopReason
+from generated.research.tool_result_schema import ToolResult
+from runtime.research.injection import Hit, scan_injection
+
+
+class Tool(Protocol):
+    """What a research tool implements: a name from the policy table and one search call."""
+
+    name: str
+
+    def search(self, query: str, limit: int) -> Sequence[Any]:
+        """At most ``limit`` items ``{locator, content, title?, metadata?}`` for ``query``."""
+        ...
+
+
+class Clock(Protocol):
+    """The one monotonic clock of a session (R-RS-3): readings in seconds, and a wait on an event."""
+
+    def now(self) -> float:
+        """Seconds on a monotonic scale."""
+        ...
+
+    def wait(self, done: threading.Event, seconds: float) -> bool:
+        """Wait until ``done`` is set or ``seconds`` pass; whether it was set."""
+        ...
+
+
+class SystemClock:
+    """``time.monotonic`` and a real wait."""
+
+    def now(self) -> float:
+        """Seconds since an arbitrary point, never going back."""
+        return time.monotonic()
+
+    def wait(self, done: threading.Event, seconds: float) -> bool:
+        """Block until ``done`` or the timeout."""
+        return done.wait(max(seconds, 0.0))
+
+
+def source_id(tool: str, locator: str, content: str) -> str:
+    """SHA-256 of the canonical JSON of [tool, locator, content] (R-RS-7)."""
+    text = json.dumps([tool, locator, content], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def query_digest(query: str) -> str:
+    """SHA-256 of a query's UTF-8: what telemetry records instead of the query."""
+    return hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass
+class CallOutcome:
+    """What one call came to: its outcome code, the condition it raised (if any), its sources and hits."""
+
+    outcome: str  # ok | timeout | sandbox_violation | error | invalid | injection
+    condition: StopReason | None
+    items: int = 0
+    sources: list[Source] = field(default_factory=list)
+    hits: list[tuple[int, Hit]] = field(default_factory=list)  # (item index, hit)
+
+
+def _limits_problem(result: ToolResult, limit: int) -> str | None:
+    """Why a schema-valid result breaks the policy table's size limits, or None."""
+    if len(result.items) > min(limit, ITEMS_PER_CALL):
+        return "too many items"
+    for item in result.items:
+        title = item.title if isinstance(item.title, str) else ""
+        if len(item.content) > CONTENT_CHARS or len(title) > TITLE_CHARS:
+            return "an item is too long"
+        metadata = item.metadata if isinstance(item.metadata, dict) else {}
+        if len(metadata) > METADATA_KEYS:
+            return "too many metadata keys"
+        if any(len(str(v)) > METADATA_VALUE_CHARS or len(k) > METADATA_VALUE_CHARS for k, v in metadata.items()):
+            return "a metadata value is too long"
+    return None
+
+
+class _Call(threading.Thread):
+    """One tool call on its own daemon thread, so that a deadline can abandon it."""
+
+    def __init__(self, tool: Tool, query: str, limit: int) -> None:
+        super().__init__(name=f"rcs-research-{tool.name}", daemon=True)
+        self.tool, self.query, self.limit = tool, query, limit
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.result = self.tool.search(self.query, self.limit)
+        except BaseException as exc:  # reported to the adapter, which maps it (R-RS-4)
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+class Adapter:
+    """Calls tools for one session: deadlines, validation, source ids, the injection scan."""
+
+    def __init__(self, tools: Sequence[Tool], clock: Clock) -> None:
+        self.tools = {tool.name: tool for tool in tools}
+        self.clock = clock
+
+    def call(self, name: str, query: str, limit: int, timeout_s: float) -> CallOutcome:
+        """Call tool ``name`` once under a ``timeout_s`` deadline and judge what it returned."""
+        worker = _Call(self.tools[name], query, limit)
+        worker.start()
+        if not self.clock.wait(worker.done, timeout_s):
+            return CallOutcome("timeout", StopReason.TIMEOUT)  # abandoned: a late result is never read
+        if isinstance(worker.error, SandboxViolationError):
+            return CallOutcome("sandbox_violation", StopReason.SANDBOX_VIOLATION)
+        if isinstance(worker.error, ToolResultError):
+            return CallOutcome("invalid", StopReason.VALIDATION_FAIL)
+        if worker.error is not None:
+            return CallOutcome("error", StopReason.INTERNAL_INCONSISTENCY)
+        raw = worker.result
+        try:
+            result = ToolResult.model_validate({"items": list(raw)} if isinstance(raw, list | tuple) else raw)
+        except (ValidationError, TypeError, ValueError):
+            return CallOutcome("invalid", StopReason.VALIDATION_FAIL)
+        problem = _limits_problem(result, limit)
+        if problem is not None:
+            return CallOutcome("invalid", StopReason.VALIDATION_FAIL, items=len(result.items))
+        return self._accept(name, result)
+
+    def _accept(self, name: str, result: ToolResult) -> CallOutcome:
+        outcome = CallOutcome("ok", None, items=len(result.items))
+        for index, item in enumerate(result.items):
+            title = item.title if isinstance(item.title, str) else ""
+            scan = scan_injection(f"{title}\n{item.content}" if title else item.content)
+            outcome.hits.extend((index, hit) for hit in scan.hits)
+            metadata = item.metadata if isinstance(item.metadata, dict) else {}
+            outcome.sources.append(
+                Source(
+                    source_id=source_id(name, item.locator, item.content),
+                    tool=name,
+                    locator=item.locator,
+                    title=title,
+                    content=item.content,
+                    metadata=dict(metadata),
+                    injection_risk_flag=bool(scan.flags),
+                    flags=list(scan.flags),
+                )
+            )
+            if scan.blocked:
+                outcome.outcome, outcome.condition = "injection", StopReason.INJECTION_DETECTED
+        return outcome
+
+
+def make_tools(docs: str | None = None, web: str | None = None) -> list[Tool]:
+    """The configured tools, in no particular order (the policy table orders them).
+
+    Raises InvalidInputError for a docs folder that is not a directory or a bad web endpoint.
+    """
+    from runtime.research.tools.docs import DocsTool
+    from runtime.research.tools.web import WebTool
+
+    tools: list[Tool] = []
+    if docs is not None:
+        tools.append(DocsTool(docs))
+    if web is not None:
+        tools.append(WebTool(web))
+    return tools

@@ -1,0 +1,92 @@
+"""The ``web`` tool: a search endpoint speaking SearxNG's JSON API (``/search?q=...&format=json``).
+
+The endpoint is configured (``rcs research run --web URL``), never built in. The sandbox: the tool
+talks only to the endpoint's own scheme, host and port, follows no redirect, and reads at most the
+hard size limit of bytes (more is a sandbox violation, and the rest is never read). An answer it
+cannot read (not JSON, not SearxNG's shape, an HTTP error status) is a ToolResultError, which the
+adapter records as VALIDATION_FAIL; a connection failure propagates as itself (INTERNAL_INCONSISTENCY).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from generated.research import errors as E
+from generated.research.policy import RESPONSE_BYTES
+
+NAME = "web"
+# How long the tool itself waits: the adapter abandons a call at its per-call deadline anyway, so
+# this only bounds the thread it leaves behind.
+TRANSPORT_TIMEOUT_S = 60.0
+
+
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return parts.scheme, parts.hostname, port
+
+
+class WebTool:
+    """Query a SearxNG-compatible endpoint; ``search`` is called only by the adapter."""
+
+    name = NAME
+
+    def __init__(self, endpoint: str, max_bytes: int = RESPONSE_BYTES) -> None:
+        origin = _origin(endpoint)
+        if origin is None:
+            raise E.web_endpoint_invalid(url=endpoint)
+        self.endpoint = endpoint.rstrip("/")
+        self.origin = origin
+        self.max_bytes = max_bytes
+
+    def _url(self) -> str:
+        return self.endpoint if self.endpoint.endswith("/search") else f"{self.endpoint}/search"
+
+    def search(self, query: str, limit: int) -> list[dict[str, Any]]:
+        """The endpoint's first ``limit`` results (its own ranking) for ``query``."""
+        url = self._url()
+        with httpx.Client(follow_redirects=False, timeout=TRANSPORT_TIMEOUT_S, trust_env=False) as client:
+            with client.stream("GET", url, params={"q": query, "format": "json"}) as response:
+                if response.is_redirect:
+                    target = _origin(str(response.next_request.url)) if response.next_request else None
+                    host = target[1] if target else response.headers.get("location", "?")
+                    raise E.sandbox_forbidden_host(tool=NAME, allowed=self.origin[1], host=str(host))
+                body = bytearray()
+                for chunk in response.iter_bytes():
+                    body.extend(chunk)
+                    if len(body) > self.max_bytes:
+                        raise E.sandbox_output_too_large(tool=NAME, limit=self.max_bytes)
+                if response.status_code != 200:
+                    raise E.tool_result_invalid(tool=NAME, detail=f"HTTP status {response.status_code}")
+        try:
+            data = json.loads(bytes(body).decode("utf-8"))
+        except ValueError as exc:
+            raise E.tool_result_invalid(tool=NAME, detail=f"not JSON ({exc.__class__.__name__})") from None
+        results = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(results, list):
+            raise E.tool_result_invalid(tool=NAME, detail="no 'results' list")
+        items = []
+        for result in results:
+            if not isinstance(result, dict):
+                raise E.tool_result_invalid(tool=NAME, detail="a result is not an object")
+            content, locator = result.get("content"), result.get("url")
+            if not isinstance(locator, str) or not isinstance(content, str) or not content.strip():
+                continue  # a result without text has nothing to quote
+            item: dict[str, Any] = {"locator": locator, "content": content}
+            if isinstance(result.get("title"), str):
+                item["title"] = result["title"]
+            if isinstance(result.get("engine"), str):
+                item["metadata"] = {"engine": result["engine"]}
+            items.append(item)
+            if len(items) == limit:
+                break
+        return items
