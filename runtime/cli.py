@@ -101,6 +101,33 @@ def _parser() -> argparse.ArgumentParser:
     summarize.add_argument(
         "--format", choices=("text", "json"), default="text", help="text (default) or the JSON PipelineResult"
     )
+    research = commands.add_parser(
+        "research", help="Phase 18: bounded, non-agentic research over local docs and a web search endpoint"
+    )
+    research_commands = research.add_subparsers(dest="research_command", metavar="RESEARCH_COMMAND", required=True)
+    research_run = research_commands.add_parser(
+        "run",
+        help="answer one research request from its sources, or say why not",
+        description=(
+            'REQUEST.json is {"query": ..., "requested_mode": "research", "tier": "PRO", "env": "prod", '
+            '"already_clarified": false} (schemas/research/request.schema.json). The router grants research by tier '
+            "and environment; the query's clauses are searched with the tier's tools under the policy caps; the "
+            "answer quotes the sources it cites. When research cannot run or finds nothing usable, the response "
+            "says so (ask to clarify, unknown, or the downgrade); the reason is only in --telemetry. "
+            "Exit status: 0 whenever a response was produced, 2 for invalid input."
+        ),
+    )
+    research_run.add_argument("request", metavar="REQUEST.json", help="the research request")
+    research_run.add_argument("--docs", metavar="DIR", help="a folder of .txt, .md and .json papers (the docs tool)")
+    research_run.add_argument("--web", metavar="URL", help="a SearxNG-compatible search endpoint (the web tool)")
+    research_run.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or JSON")
+    research_run.add_argument("--telemetry", metavar="FILE", help="write the telemetry record (stop reason, calls)")
+    research_run.add_argument(
+        "--evidence-out", metavar="BUNDLE.json", help="write the sources as an evidence bundle (for validate)"
+    )
+    research_run.add_argument(
+        "--flag", choices=("on", "off"), default="on", help="the research feature flag (off: research is disabled)"
+    )
     auto = commands.add_parser(
         "autoresearch",
         help="supervise one coding-agent session per iteration, keeping, discarding or resetting its commit",
@@ -266,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if argv is None:  # the console script, not a caller in-process: the streams and handlers are ours
         _tolerant_output()
-        if arguments[:1] in (["validate"], ["odr"], ["phase1"]):
+        if arguments[:1] in (["validate"], ["odr"], ["phase1"], ["research"]):
             # Nothing of these needs cleaning up, and a long call inside Rust (a 16 MiB document, a
             # regex over a long round) would hold a Python handler off: the kernel's default ends
             # them at once, as 130/143 to the shell.
@@ -286,6 +313,12 @@ def main(argv: list[str] | None = None) -> int:
             from runtime.phase1.command import main as phase1_main
 
             return phase1_main(args.paper, args.query, args.top_k, args.format)
+        if args.command == "research":
+            from runtime.research.command import main as research_main
+
+            return research_main(
+                args.request, args.docs, args.web, args.format, args.telemetry, args.evidence_out, args.flag
+            )
         if args.command == "autoresearch":
             from runtime.autoresearch.command import main as autoresearch_main
 

@@ -144,10 +144,26 @@ def reset(worktree: Path, branch: str, kept: str) -> None:
     git.run(worktree, "checkout", "--quiet", "--force", "-B", branch, kept)
     if (worktree / ".gitmodules").exists():
         # --no-fetch: never reach the network; only submodules that are already checked out.
-        git.run(worktree, "submodule", "--quiet", "update", "--recursive", "--force", "--checkout", "--no-fetch",
-                check=False)
-        git.run(worktree, "submodule", "--quiet", "foreach", "--recursive", "git reset -q --hard && git clean -ffdxq",
-                check=False)
+        git.run(
+            worktree,
+            "submodule",
+            "--quiet",
+            "update",
+            "--recursive",
+            "--force",
+            "--checkout",
+            "--no-fetch",
+            check=False,
+        )
+        git.run(
+            worktree,
+            "submodule",
+            "--quiet",
+            "foreach",
+            "--recursive",
+            "git reset -q --hard && git clean -ffdxq",
+            check=False,
+        )
     try:
         git.run(worktree, *_clean_args())
     except RcsError:

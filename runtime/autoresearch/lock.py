@@ -55,9 +55,7 @@ def read(repo: Path) -> ActiveRunPointer | None:
 def refuse(repo: Path, pointer: ActiveRunPointer) -> RcsError:
     """The error for a lock held by ``pointer``: held, or stale when its owner is provably dead."""
     if alive(pointer.pid, pointer.host):
-        return E.lock_held(
-            run_id=pointer.run_id, pid=pointer.pid, host=pointer.host, started_at=pointer.started_at
-        )
+        return E.lock_held(run_id=pointer.run_id, pid=pointer.pid, host=pointer.host, started_at=pointer.started_at)
     return E.lock_stale(path=str(path_of(repo)), run_id=pointer.run_id, pid=pointer.pid, host=pointer.host)
 
 

@@ -278,9 +278,7 @@ class Run:
         policy = self.manifest.evaluator.keep_policy
         evaluation: Evaluation | None = None
         if self.signals.received is not None:
-            verdict = judge.Verdict(
-                C.CandidateOutcome.SUPERVISOR_INTERRUPTED, self.signal_name()
-            )
+            verdict = judge.Verdict(C.CandidateOutcome.SUPERVISOR_INTERRUPTED, self.signal_name())
         else:
             verdict = judge.inspect(
                 outcome, self.candidate_path, self.worktree, self.manifest.branch, kept, self.manifest.mission_dir
@@ -451,9 +449,7 @@ def launch(mission: Mission, codex_args: Sequence[str], say: Print, signals: Sig
                 "updated_at": stamp,
             },
         )
-        run = Run(
-            manifest, [], held, say, signals or Signals(), mission.mission_text, mission.sandbox_text
-        )
+        run = Run(manifest, [], held, say, signals or Signals(), mission.mission_text, mission.sandbox_text)
         files.write_model(run_dir / C.LEDGER_FILE, files.build(IterationLedger, {"run_id": run_id, "entries": []}))
         run.write_results()
         hidden = git.dirty_paths(worktree)
@@ -510,9 +506,7 @@ def _consistent(repo: Path, run_id: str, manifest: Manifest) -> None:
         raise E.manifest_tampered(run_id=run_id, detail="in_progress.pgid is the supervisor's own process group")
 
 
-def resume(
-    repo: Path, run_id: str, codex_args: Sequence[str], say: Print, signals: Signals | None = None
-) -> Run:
+def resume(repo: Path, run_id: str, codex_args: Sequence[str], say: Print, signals: Signals | None = None) -> Run:
     """Reload a run and put its worktree at the last kept commit; refuses with the fix in each bad case."""
     manifest, entries = load(repo, run_id)
     if manifest.status in C.TERMINAL_STATUSES:

@@ -77,6 +77,4 @@ def check_config(model: BaseModel, context: Context) -> Iterator[RcsError]:
     yield from pattern_violations(model.code_leak_patterns, ("code_leak_patterns",))
 
 
-CHECKS: MappingProxyType[str, Check] = MappingProxyType(
-    {"config": check_config, "trace_record": check_trace_record}
-)
+CHECKS: MappingProxyType[str, Check] = MappingProxyType({"config": check_config, "trace_record": check_trace_record})

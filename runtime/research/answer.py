@@ -44,7 +44,9 @@ def answer(query: str, sources: Sequence[Source]) -> ResearchResponse:
     best = sorted(rank, key=rank.__getitem__)[:MAX_BULLETS]
     bullets = [Bullet(text=text, source_ids=cited_by[text]) for text in best]
     used = {sid for b in bullets for sid in b.source_ids}
-    cited = [CitedSource(source_id=s.source_id, locator=s.locator, title=s.title) for s in sources if s.source_id in used]
+    cited = [
+        CitedSource(source_id=s.source_id, locator=s.locator, title=s.title) for s in sources if s.source_id in used
+    ]
     return ResearchResponse(
         action="ANSWER", text=ANSWER_HEADING.format(count=len(cited)), bullets=bullets, sources=cited
     )

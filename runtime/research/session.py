@@ -18,7 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generated.research.contract import CONTRACT_VERSION
-from generated.research.policy import BUNDLE_SOURCES, CLAUSE_SEPARATORS, MAX_CLAUSES, TIERS, TOOL_COST, TOOLS, ENVIRONMENTS
+from generated.research.policy import (
+    BUNDLE_SOURCES,
+    CLAUSE_SEPARATORS,
+    ENVIRONMENTS,
+    MAX_CLAUSES,
+    TIERS,
+    TOOL_COST,
+    TOOLS,
+)
 from generated.research.request_schema import ResearchRequest
 from generated.research.response_schema import ResearchResponse
 from generated.research.source_bundle_schema import Source, SourceBundle
@@ -57,12 +65,14 @@ def clauses(query: str) -> list[str]:
 
 
 def _request_digest(request: ResearchRequest) -> str:
-    text = json.dumps(request.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(
+        request.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _ms(seconds: float) -> int:
-    return max(0, int(round(seconds * 1000)))
+    return max(0, round(seconds * 1000))
 
 
 class _Session:
@@ -84,7 +94,12 @@ class _Session:
             return
         self.granted = True
         caps = grant.caps
-        plan = [(clause, tool) for clause in clauses(self.request.query) for tool in TOOLS if tool in grant.tools and tool in self.adapter.tools]
+        plan = [
+            (clause, tool)
+            for clause in clauses(self.request.query)
+            for tool in TOOLS
+            if tool in grant.tools and tool in self.adapter.tools
+        ]
         started: list[float] = []
         for clause, tool in plan:
             now = self.clock.now()
@@ -131,7 +146,14 @@ class _Session:
         )
         for item, hit in outcome.hits:
             self.hits.append(
-                {"rule": hit.rule, "severity": hit.severity, "call": index, "item": item, "start": hit.start, "end": hit.end}
+                {
+                    "rule": hit.rule,
+                    "severity": hit.severity,
+                    "call": index,
+                    "item": item,
+                    "start": hit.start,
+                    "end": hit.end,
+                }
             )
         if outcome.condition is None:
             self.sources.extend(outcome.sources)

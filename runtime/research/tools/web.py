@@ -54,19 +54,19 @@ class WebTool:
     def search(self, query: str, limit: int) -> list[dict[str, Any]]:
         """The endpoint's first ``limit`` results (its own ranking) for ``query``."""
         url = self._url()
-        with httpx.Client(follow_redirects=False, timeout=TRANSPORT_TIMEOUT_S, trust_env=False) as client:
-            with client.stream("GET", url, params={"q": query, "format": "json"}) as response:
-                if response.is_redirect:
-                    target = _origin(str(response.next_request.url)) if response.next_request else None
-                    host = target[1] if target else response.headers.get("location", "?")
-                    raise E.sandbox_forbidden_host(tool=NAME, allowed=self.origin[1], host=str(host))
-                body = bytearray()
-                for chunk in response.iter_bytes():
-                    body.extend(chunk)
-                    if len(body) > self.max_bytes:
-                        raise E.sandbox_output_too_large(tool=NAME, limit=self.max_bytes)
-                if response.status_code != 200:
-                    raise E.tool_result_invalid(tool=NAME, detail=f"HTTP status {response.status_code}")
+        client = httpx.Client(follow_redirects=False, timeout=TRANSPORT_TIMEOUT_S, trust_env=False)
+        with client, client.stream("GET", url, params={"q": query, "format": "json"}) as response:
+            if response.is_redirect:
+                target = _origin(str(response.next_request.url)) if response.next_request else None
+                host = target[1] if target else response.headers.get("location", "?")
+                raise E.sandbox_forbidden_host(tool=NAME, allowed=self.origin[1], host=str(host))
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body.extend(chunk)
+                if len(body) > self.max_bytes:
+                    raise E.sandbox_output_too_large(tool=NAME, limit=self.max_bytes)
+            if response.status_code != 200:
+                raise E.tool_result_invalid(tool=NAME, detail=f"HTTP status {response.status_code}")
         try:
             data = json.loads(bytes(body).decode("utf-8"))
         except ValueError as exc:

@@ -1,0 +1,116 @@
+"""Research rules a JSON Schema cannot express (``rcs validate --kind research/...``).
+
+* response (R-RS-6, R-RS-8): each action carries exactly its table sentence (ANSWER: the heading
+  with the count of its sources); only ANSWER has bullets and sources; every citation resolves
+  among the response's sources, and every listed source is cited.
+* telemetry (R-RS-1, R-RS-6, R-RS-9): the contract version is this one; every code is a stop
+  reason; the stop reason is the first condition in priority order (success when none); the action
+  is the one the stop reason gives (NO_SOURCE: ASK_CLARIFY or UNKNOWN). The schema already keeps
+  raw text out: only codes, counts, hashes, rule ids and offsets fit it.
+* source_bundle (R-RS-7): each source id is the hash of its (tool, locator, content), ids are
+  distinct, and the order is (tool order, locator, id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import MappingProxyType
+
+from pydantic import BaseModel
+
+from generated._support import RcsError
+from generated.research import errors as ERRORS
+from generated.research.contract import CONTRACT_VERSION
+from generated.research.policy import TOOLS
+from generated.research.response_schema import ResearchResponse
+from generated.research.responses import ANSWER_HEADING
+from generated.research.source_bundle_schema import SourceBundle
+from generated.research.stop_reasons import ACTION, StopReason
+from generated.research.telemetry_schema import ResearchTelemetry
+from runtime.research.adapter import source_id
+from runtime.research.answer import SENTENCE_FOR
+from runtime.research.stop import action_of, resolve_stop_reason
+from runtime.validation import Check, Context
+
+_ANSWER = ACTION[StopReason.SUCCESS_COMPLETED]
+_NO_SOURCE_ACTIONS = (action_of(StopReason.NO_SOURCE, False), action_of(StopReason.NO_SOURCE, True))
+
+
+def check_response(model: BaseModel, context: Context) -> Iterator[RcsError]:
+    """The action, its sentence and its citations agree."""
+    assert isinstance(model, ResearchResponse)
+    action = model.action
+    expected = ANSWER_HEADING.format(count=len(model.sources)) if action == _ANSWER else SENTENCE_FOR[action]
+    if model.text != expected:
+        yield ERRORS.response_text_mismatch(action=action, location=("text",))
+    if action != _ANSWER:
+        if model.bullets or model.sources:
+            yield ERRORS.response_shape(action=action, problem="carries no bullets and no sources", location=())
+        return
+    if not model.bullets:
+        yield ERRORS.response_shape(action=action, problem="has at least one bullet", location=("bullets",))
+    listed = {s.source_id for s in model.sources}
+    cited: set[str] = set()
+    for index, bullet in enumerate(model.bullets):
+        for position, sid in enumerate(bullet.source_ids):
+            cited.add(sid)
+            if sid not in listed:
+                yield ERRORS.citation_unresolved(
+                    index=index, source_id=sid, location=("bullets", index, "source_ids", position)
+                )
+    for index, source in enumerate(model.sources):
+        if source.source_id not in cited:
+            yield ERRORS.source_not_cited(source_id=source.source_id, location=("sources", index, "source_id"))
+
+
+def check_telemetry(model: BaseModel, context: Context) -> Iterator[RcsError]:
+    """The stop reason follows from the conditions, and the action from the stop reason."""
+    assert isinstance(model, ResearchTelemetry)
+    if model.contract_version != CONTRACT_VERSION:
+        yield ERRORS.contract_version_mismatch(
+            found=model.contract_version, expected=CONTRACT_VERSION, location=("contract_version",)
+        )
+    known = set(StopReason)
+    conditions = []
+    for index, code in enumerate(model.conditions):
+        if code in known:
+            conditions.append(StopReason(code))
+        else:
+            yield ERRORS.unknown_stop_reason(code=code, version=CONTRACT_VERSION, location=("conditions", index))
+    if model.stop_reason not in known:
+        yield ERRORS.unknown_stop_reason(code=model.stop_reason, version=CONTRACT_VERSION, location=("stop_reason",))
+        return
+    reason = StopReason(model.stop_reason)
+    first = resolve_stop_reason(conditions)
+    if reason is not first:
+        yield ERRORS.stop_reason_not_first(stop_reason=reason.value, first=first.value, location=("stop_reason",))
+    if reason is StopReason.NO_SOURCE:
+        if model.action not in _NO_SOURCE_ACTIONS:
+            yield ERRORS.no_source_action(action=model.action, location=("action",))
+    elif model.action != ACTION[reason]:
+        yield ERRORS.action_mismatch(
+            stop_reason=reason.value, expected=ACTION[reason], action=model.action, location=("action",)
+        )
+
+
+def check_source_bundle(model: BaseModel, context: Context) -> Iterator[RcsError]:
+    """Ids are content hashes, distinct, in the bundle order of R-RS-7."""
+    assert isinstance(model, SourceBundle)
+    if model.contract_version != CONTRACT_VERSION:
+        yield ERRORS.contract_version_mismatch(
+            found=model.contract_version, expected=CONTRACT_VERSION, location=("contract_version",)
+        )
+    order = {tool: i for i, tool in enumerate(TOOLS)}
+    previous: tuple[int, str, str] | None = None
+    for index, source in enumerate(model.sources):
+        if source.source_id != source_id(source.tool, source.locator, source.content):
+            yield ERRORS.source_id_mismatch(location=("sources", index, "source_id"))
+        key = (order.get(source.tool, len(order)), source.locator, source.source_id)
+        if previous is not None and key <= previous:
+            yield ERRORS.bundle_order(index=index, location=("sources", index))
+        previous = key
+
+
+CHECKS: MappingProxyType[str, Check] = MappingProxyType(
+    {"response": check_response, "telemetry": check_telemetry, "source_bundle": check_source_bundle}
+)

@@ -1,0 +1,117 @@
+"""``rcs research run REQUEST.json [--docs DIR] [--web URL] [--format text|json] [--telemetry FILE]
+[--evidence-out BUNDLE.json] [--flag on|off]``.
+
+Prints the response: text (the answer with its citations, or the clarify, unknown or downgrade
+sentence) or the response document as JSON. Exit 0 whenever a response was produced (a downgrade is
+a response), 2 for bad input. The stop reason is never printed (R-RS-8): it is in the telemetry file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from pydantic import BaseModel
+
+from generated._support import RcsError, format_location
+from generated.cli import messages as M
+from generated.cli.limits import Input
+from generated.research.request_schema import ResearchRequest
+from runtime import inputs, kinds, validation
+from runtime.exit_status import EXIT_OK, EXIT_USAGE
+from runtime.research.adapter import make_tools
+from runtime.research.evidence import to_evidence
+from runtime.research.session import run_research
+from safeio.terminal import printable, printable_json
+
+REQUEST_KIND = "research/request"
+
+
+def _fail(err: TextIO, problem: str) -> int:
+    print(printable(M.research_prefix(problem=problem)), file=err)
+    return EXIT_USAGE
+
+
+def _dump(model: BaseModel) -> str:
+    return json.dumps(model.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False) + "\n"
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in its folder: never half a file."""
+    target = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=".rcs-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def run(
+    path: str,
+    docs: str | None,
+    web: str | None,
+    output: str,
+    telemetry: str | None,
+    evidence_out: str | None,
+    enabled: bool,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """Run one research request; exit 2 with the reason for any invalid input."""
+    try:
+        model = validation.validate(
+            kinds.resolve(REQUEST_KIND), inputs.read_bytes(path, Input.RESEARCH_REQUEST), validation.Context()
+        )
+    except OSError as exc:
+        return _fail(err, M.unreadable(path=path, reason=exc.strerror or str(exc)))
+    except RcsError as exc:
+        where = f" (at {format_location(exc.location)})" if exc.location else ""
+        return _fail(err, M.research_bad_request(path=path, detail=f"{exc}{where}"))
+    assert isinstance(model, ResearchRequest)
+    try:
+        tools = make_tools(docs=docs, web=web)
+    except RcsError as exc:
+        return _fail(err, str(exc))
+    result = run_research(model, tools, enabled=enabled)
+    try:
+        if telemetry is not None:
+            _write_atomically(telemetry, _dump(result.telemetry))
+        if evidence_out is not None:
+            captured = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+            _write_atomically(evidence_out, _dump(to_evidence(result.bundle, result.response, captured)))
+    except OSError as exc:
+        return _fail(err, M.research_write_failed(path=exc.filename or "?", reason=exc.strerror or str(exc)))
+    response = result.response
+    if output == "json":
+        out.write(printable_json(_dump(response)))
+        return EXIT_OK
+    lines = [M.research_header(action=response.action, text=response.text)]
+    number = {s.source_id: i for i, s in enumerate(response.sources, 1)}
+    for bullet in response.bullets:
+        lines.append(f"- {bullet.text} " + "".join(f"[{number[sid]}]" for sid in bullet.source_ids))
+    for source in response.sources:
+        lines.append(f"[{number[source.source_id]}] {source.locator}" + (f" ({source.title})" if source.title else ""))
+    # Source text is others' text: one line each, with any control character escaped.
+    out.write("\n".join(printable(line) for line in lines) + "\n")
+    return EXIT_OK
+
+
+def main(
+    path: str,
+    docs: str | None,
+    web: str | None,
+    output: str,
+    telemetry: str | None,
+    evidence_out: str | None,
+    flag: str,
+) -> int:
+    """Entry point used by ``runtime.cli``."""
+    return run(path, docs, web, output, telemetry, evidence_out, flag == "on", sys.stdout, sys.stderr)
