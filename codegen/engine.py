@@ -58,6 +58,7 @@ def pattern_options() -> Any:
     """The engine's pattern options, as ``validator_for(pattern_options=...)`` takes them."""
     return getattr(jsonschema_rs, PATTERN_OPTIONS)()
 
+
 # RFC 3339 5.6's grammar (full-date, full-time, date-time) with ASCII digits. jsonschema-rs 0.60.3
 # takes "*+,-./" for a digit in these three formats; the runtime checks these shapes as well as the
 # engine's own test (runtime/engine.py), which keeps deciding ranges, leap years and leap seconds.

@@ -180,8 +180,13 @@ def _lint_autoresearch(sf: SourceFile, data: dict[str, Any], known: schema_lint.
         names[key] = [o["name"] for o in data[key]]
     if data["defaults"]["keep_policy"] not in names["keep_policies"]:
         yield _diag(sf, "/defaults/keep_policy", f"not a keep policy: {data['defaults']['keep_policy']!r}")
-    fields = {"candidate": "candidate_outcomes", "evaluation": "evaluation_outcomes", "policy": "keep_policies",
-              "decision": "decisions", "status": "manifest_statuses"}
+    fields = {
+        "candidate": "candidate_outcomes",
+        "evaluation": "evaluation_outcomes",
+        "policy": "keep_policies",
+        "decision": "decisions",
+        "status": "manifest_statuses",
+    }
     rules = data["decision_rules"]
     for index, rule in enumerate(rules):
         for field, key in fields.items():

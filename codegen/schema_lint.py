@@ -387,4 +387,3 @@ def house_style(sf: SourceFile, artifact: bool) -> Iterator[Diagnostic]:
             )
         elif "$schema" in schema.get("required", []):
             yield _diag(sf, "/required", "'$schema' must be optional (R-GEN-4)" + HOUSE)
-

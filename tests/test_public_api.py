@@ -138,3 +138,25 @@ def test_autoresearch_public_names_and_exception_tree() -> None:
                  autoresearch.ResumeError, autoresearch.GitError, autoresearch.LaneError, autoresearch.WorkerError):
         assert leaf.__bases__ == (base,) and leaf.__module__ == "generated.autoresearch.errors"
         assert leaf.__name__ in (autoresearch.__doc__ or "")
+
+
+def test_research_public_names_and_exception_tree() -> None:
+    import runtime.research as research
+    from generated.research import errors
+
+    for name in (
+        "ResearchRequest",
+        "PolicyCaps",
+        "StopReason",
+        "resolve_stop_reason",
+        "caps_for",
+        "scan_injection",
+        "Tool",
+        "run_research",
+        "ResearchResult",
+        "ResearchError",
+    ):
+        assert name in research.__all__ and hasattr(research, name)
+    assert issubclass(errors.ResearchError, ValueError)
+    for cls in set(errors.ERROR_CLASSES.values()):
+        assert issubclass(cls, errors.ResearchError) and f"── {cls.__name__} " in (research.__doc__ or ""), cls

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from generated.research.injection import (
+    BIDI_OVERRIDE,
     ENCODED,
     ENCODED_PATTERN,
     INVISIBLE,
@@ -70,6 +71,12 @@ def _invisible() -> re.Pattern[str]:
 
 
 @cache
+def _override() -> re.Pattern[str]:
+    start, end = (re.escape(chr(c)) for c in BIDI_OVERRIDE)
+    return re.compile(f"{start}([^{end}]*)(?:{end}|$)")
+
+
+@cache
 def _rules() -> tuple[tuple[InjectionRule, re.Pattern[str]], ...]:
     return tuple((rule, re.compile(rule.pattern)) for rule in RULES)
 
@@ -86,6 +93,8 @@ def normalise(text: str) -> tuple[str, bool]:
     appended on a line of its own, so an instruction written in them is read.
     """
     folded = unicodedata.normalize("NFKC", text)
+    # What a reader sees: a right-to-left override shows its text reversed.
+    folded = _override().sub(lambda m: m[1][::-1], folded)
     hidden = "".join(chr(ord(c) - _TAG_BASE) for c in folded if ord(c) in _TAG_PRINTABLE)
     cleaned, removed = _invisible().subn("", folded)
     if hidden:
@@ -128,6 +137,6 @@ def scan_injection(text: str) -> Scan:
         if decoded is None:
             continue
         inner, _ = normalise(decoded)
-        if any(h.severity == BLOCK for h in _rule_hits(inner)):
+        if _rule_hits(inner):  # hiding an instruction in base64 is itself the tell: any rule counts
             hits.append(Hit(ENCODED[0], ENCODED[1], match.start(), match.end()))
     return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))

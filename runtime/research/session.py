@@ -182,7 +182,7 @@ def run_research(
     try:
         session.run()
         kept, dropped = _bundle(session.sources)
-        if not kept:
+        if session.granted and not kept:  # "after all tool calls complete (or are aborted)" (§6.1)
             session.conditions.add(StopReason.NO_SOURCE)
         reason = resolve_stop_reason(session.conditions)
         action = action_of(reason, request.already_clarified)

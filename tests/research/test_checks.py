@@ -1,0 +1,145 @@
+"""rcs validate --kind research/...: the rules a schema cannot state, with their exact messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generated.research.responses import ANSWER_HEADING, BASELINE, CLARIFY, UNKNOWN
+from runtime.research.adapter import source_id
+
+SID = "a" * 64
+OTHER = "b" * 64
+
+
+def answer(**extra: Any) -> dict[str, Any]:
+    doc = {
+        "action": "ANSWER",
+        "text": ANSWER_HEADING.format(count=1),
+        "bullets": [{"text": "A quoted sentence.", "source_ids": [SID]}],
+        "sources": [{"source_id": SID, "locator": "doc#1", "title": "Doc"}],
+    }
+    doc.update(extra)
+    return doc
+
+
+def telemetry(**extra: Any) -> dict[str, Any]:
+    doc = {
+        "contract_version": "18.0.0",
+        "request_sha256": SID,
+        "tier": "PRO",
+        "env": "prod",
+        "granted": True,
+        "conditions": [],
+        "stop_reason": "SUCCESS_COMPLETED",
+        "action": "ANSWER",
+        "calls": [],
+        "sources_kept": 1,
+        "sources_dropped": 0,
+        "injection_hits": [],
+        "budget_units_used": 10,
+        "elapsed_ms": 3,
+    }
+    doc.update(extra)
+    return doc
+
+
+def run_validate(tmp_path: Path, kind: str, document: dict[str, Any]) -> tuple[int, str]:
+    from tests.conftest import run_rcs
+
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(document))
+    done = run_rcs(["validate", "--kind", kind, str(path)])
+    return done.returncode, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("kind", "document", "expected"),
+    [
+        ("research/response", answer(), None),
+        ("research/response", {"action": "ASK_CLARIFY", "text": CLARIFY, "bullets": [], "sources": []}, None),
+        ("research/response", {"action": "UNKNOWN", "text": UNKNOWN, "bullets": [], "sources": []}, None),
+        ("research/response", {"action": "BASELINE", "text": BASELINE, "bullets": [], "sources": []}, None),
+        (
+            "research/response",
+            {"action": "UNKNOWN", "text": CLARIFY, "bullets": [], "sources": []},
+            "a UNKNOWN response must say exactly the table's sentence for it",
+        ),
+        (
+            "research/response",
+            answer(bullets=[{"text": "x", "source_ids": [OTHER]}]),
+            f"bullet 0 cites {OTHER}, which is not among the response's sources",
+        ),
+        (
+            "research/response",
+            {**answer(), "action": "BASELINE", "text": BASELINE},
+            "a BASELINE response carries no bullets and no sources",
+        ),
+        ("research/telemetry", telemetry(), None),
+        (
+            "research/telemetry",
+            telemetry(conditions=["NO_SOURCE"], stop_reason="NO_SOURCE", action="ANSWER"),
+            "stop reason NO_SOURCE needs action ASK_CLARIFY or UNKNOWN, not ANSWER",
+        ),
+        (
+            "research/telemetry",
+            telemetry(conditions=["TIMEOUT", "RATE_LIMITED"], stop_reason="TIMEOUT", action="BASELINE"),
+            "stop reason TIMEOUT is not the first of the conditions that held in priority order (RATE_LIMITED)",
+        ),
+        (
+            "research/telemetry",
+            telemetry(conditions=["TIMEOUT"], stop_reason="TIMEOUT", action="ANSWER"),
+            "stop reason TIMEOUT gives action BASELINE, not ANSWER",
+        ),
+        (
+            "research/telemetry",
+            telemetry(contract_version="18.1.0"),
+            "contract_version 18.1.0 is not this contract's 18.0.0",
+        ),
+        (
+            "research/telemetry",
+            telemetry(conditions=["OTHER"], stop_reason="OTHER", action="BASELINE"),
+            "OTHER is not a stop reason of contract 18.0.0",
+        ),
+    ],
+)
+def test_research_kinds(tmp_path: Path, kind: str, document: dict[str, Any], expected: str | None) -> None:
+    code, out = run_validate(tmp_path, kind, document)
+    if expected is None:
+        assert code == 0, out
+    else:
+        assert code == 1 and expected in out, out
+
+
+def test_telemetry_refuses_raw_text(tmp_path: Path) -> None:
+    """The schema has no place for text: a query or a snippet does not fit any field."""
+    code, out = run_validate(tmp_path, "research/telemetry", telemetry(tier="what is the capital of France"))
+    assert code == 1
+    code, out = run_validate(tmp_path, "research/telemetry", telemetry(query="leak"))
+    assert code == 1 and "query" in out
+
+
+def test_bundle_ids_and_order(tmp_path: Path) -> None:
+    def src(locator: str, content: str, tool: str = "docs") -> dict[str, Any]:
+        return {
+            "source_id": source_id(tool, locator, content),
+            "tool": tool,
+            "locator": locator,
+            "title": "",
+            "content": content,
+            "metadata": {},
+            "injection_risk_flag": False,
+            "flags": [],
+        }
+
+    good = {"contract_version": "18.0.0", "sources": [src("a", "x"), src("b", "y"), src("a", "z", "web")]}
+    assert run_validate(tmp_path, "research/source_bundle", good)[0] == 0
+    swapped = {**good, "sources": [good["sources"][1], good["sources"][0]]}
+    code, out = run_validate(tmp_path, "research/source_bundle", swapped)
+    assert code == 1 and "source 1 is out of order or repeated" in out
+    forged = {**good, "sources": [{**src("a", "x"), "content": "changed"}]}
+    code, out = run_validate(tmp_path, "research/source_bundle", forged)
+    assert code == 1 and "source_id is not the SHA-256" in out
