@@ -50,8 +50,10 @@ def find_exe(name: str) -> Path:
 def environment_note() -> str | None:
     """A line to print when the environment skews Python start-up times, else None."""
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
-        return ("note: PYTHONDONTWRITEBYTECODE is set, so project modules without a cached .pyc are "
-                "compiled on every start (adds a few tens of ms per rcs run)")
+        return (
+            "note: PYTHONDONTWRITEBYTECODE is set, so project modules without a cached .pyc are "
+            "compiled on every start (adds a few tens of ms per rcs run)"
+        )
     return None
 
 
@@ -70,9 +72,7 @@ def parser(description: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, noisier numbers)")
     p.add_argument("--repeat", type=int, metavar="N", help="repetitions per measurement (overrides the default)")
-    p.add_argument(
-        "--strict", action="store_true", help="exit 1 when a bar is missed (default: report only, exit 0)"
-    )
+    p.add_argument("--strict", action="store_true", help="exit 1 when a bar is missed (default: report only, exit 0)")
     return p
 
 

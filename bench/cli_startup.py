@@ -47,8 +47,10 @@ def bench() -> bool:
     print_header(f"rcs CLI start-up benchmark ({'quick' if args.quick else 'full'})")
     print(timing_table(timings))
     print()
-    print(f"rcs --help / python -c pass = {rcs_t.median / floor.median:.1f}x; "
-          f"rcs's own start-up cost = {1000 * (rcs_t.median - floor.median):.0f} ms above the floor")
+    print(
+        f"rcs --help / python -c pass = {rcs_t.median / floor.median:.1f}x; "
+        f"rcs's own start-up cost = {1000 * (rcs_t.median - floor.median):.0f} ms above the floor"
+    )
     print()
     print("bars:")
     return bar("rcs --help < 0.4 s", rcs_t.median < HELP_BAR, f"median {rcs_t.median:.3f}s")

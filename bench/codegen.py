@@ -53,8 +53,15 @@ from _common import (
 COPIED = ("pyproject.toml", "schemas", "codegen", "generated", "claim_policy.yaml", "SPEC.md")
 CHECK_BAR = 1.0
 FULL_BAR = 1.5
-REFERENCE_OPTIONS = ("--input-file-type", "jsonschema", "--output-model-type", "pydantic_v2.BaseModel",
-                     "--formatters", "builtin", "--disable-timestamp")
+REFERENCE_OPTIONS = (
+    "--input-file-type",
+    "jsonschema",
+    "--output-model-type",
+    "pydantic_v2.BaseModel",
+    "--formatters",
+    "builtin",
+    "--disable-timestamp",
+)
 
 # The in-process timers: each child imports its tool, runs it once untimed, then prints the wall
 # time of each of N more runs as JSON. argv: N, then the tool's arguments.
@@ -124,8 +131,13 @@ def reference_inputs(copy: Path, dest: Path) -> list[Path]:
 
 def in_process(script: str, args: list[object], cwd: Path, label: str) -> Timing:
     """Run a timer script (see RCS_IN_PROCESS) in a fresh interpreter; its samples as a Timing."""
-    proc = subprocess.run([sys.executable, "-c", script, *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     if proc.returncode != 0:
         raise BenchError(f"{label}: the in-process timer exited {proc.returncode}:\n{proc.stderr[-2000:]}")
     return Timing(label, [float(x) for x in json.loads(proc.stdout.splitlines()[-1])])
@@ -135,7 +147,8 @@ def same_tree(a: Path, b: Path) -> list[str]:
     """Relative paths of *.py files that differ between two generated/ trees (or exist in one only)."""
     names = {p.relative_to(a) for p in a.rglob("*.py")} | {p.relative_to(b) for p in b.rglob("*.py")}
     return sorted(
-        str(n) for n in names
+        str(n)
+        for n in names
         if not ((a / n).is_file() and (b / n).is_file() and filecmp.cmp(a / n, b / n, shallow=False))
     )
 
@@ -185,20 +198,29 @@ def bench() -> bool:
         def reference_run() -> float:
             shutil.rmtree(out_dir)
             out_dir.mkdir()
-            return sum(run([dmcg, "--input", domain, "--output", out_dir / domain.name, *REFERENCE_OPTIONS], cwd=copy)
-                       for domain in domains)
+            return sum(
+                run([dmcg, "--input", domain, "--output", out_dir / domain.name, *REFERENCE_OPTIONS], cwd=copy)
+                for domain in domains
+            )
 
         reference_run()  # warm-up
-        ref = Timing(f"reference CLI: datamodel-codegen x{len(domains)} domain dirs",
-                     [reference_run() for _ in range(n_ref)])
+        ref = Timing(
+            f"reference CLI: datamodel-codegen x{len(domains)} domain dirs", [reference_run() for _ in range(n_ref)]
+        )
         # (d), (e): in one warm process each
         in_rcs = in_process(RCS_IN_PROCESS, [n_full, copy], copy, "rcs in process: codegen.cli.run")
-        in_ref = in_process(REFERENCE_IN_PROCESS, [n_full, Path(tmp) / "api-out", *domains], copy,
-                            f"reference in process: generate() x{len(domains)} domains")
+        in_ref = in_process(
+            REFERENCE_IN_PROCESS,
+            [n_full, Path(tmp) / "api-out", *domains],
+            copy,
+            f"reference in process: generate() x{len(domains)} domains",
+        )
         run(check_cmd, cwd=copy)  # the in-process runs left a complete, fresh tree
 
-    print_header(f"rcs codegen benchmark ({'quick' if args.quick else 'full'}; temp copy of {ROOT.name}/; "
-                 f"{n_schemas} schema files in {len(domains)} domains)")
+    print_header(
+        f"rcs codegen benchmark ({'quick' if args.quick else 'full'}; temp copy of {ROOT.name}/; "
+        f"{n_schemas} schema files in {len(domains)} domains)"
+    )
     print(f"datamodel-codegen {_version('datamodel-code-generator')}, options: {' '.join(REFERENCE_OPTIONS)}")
     print(timing_table([check, full, ref, in_rcs, in_ref]))
     print()
@@ -207,8 +229,10 @@ def bench() -> bool:
     print(f"  rcs check (process)   / reference CLI (per domain) = {check.median / ref.median:.2f}")
     print(f"  rcs full (in process) / reference generate()       = {in_rcs.median / in_ref.median:.2f}")
     if was_stale:
-        print("  note: the working tree's generated/ was stale (rcs codegen --check exit 1);"
-              " the copy was regenerated before timing")
+        print(
+            "  note: the working tree's generated/ was stale (rcs codegen --check exit 1);"
+            " the copy was regenerated before timing"
+        )
     elif differing:
         print(f"  note: regenerated generated/ differs from the working tree's in: {', '.join(differing)}")
     else:

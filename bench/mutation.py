@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import hashlib
 import json
 import os
 import queue
@@ -46,7 +47,16 @@ BAR = 0.90
 MIN_TIMEOUT = 30.0
 TIMEOUT_FACTOR = 10.0
 # Copied into the temporary project: everything but these (caches, the venv, git's own files).
-SKIP_COPY = {".git", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", "__pycache__"}
+SKIP_COPY = {
+    ".git",
+    ".venv",
+    ".mutation-cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+    "__pycache__",
+}
 # Test directories whose tests may run a runtime module (tests/conformance runs the JSON Schema
 # suite, tests/codegen the compiler; both are added when a codegen module is mutated).
 RUNTIME_TESTS = (
@@ -60,6 +70,7 @@ RUNTIME_TESTS = (
     "tests/hostile",
     "tests/odr",
     "tests/phase1",
+    "tests/research",
 )
 CODEGEN_TESTS = ("tests/codegen", "tests/conformance")
 
@@ -528,6 +539,43 @@ class Coverage:
         return {test for tests in self.lines.get(path, {}).values() for test in tests}
 
 
+CACHE_DIR = ROOT / ".mutation-cache"
+CACHED_PARTS = ("runtime", "safeio", "generated", "codegen", "tests", "schemas")
+
+
+def coverage_key(paths: Sequence[str], test_dirs: Sequence[str]) -> str:
+    """A hash of everything the coverage depends on: the module and test lists and every source file."""
+    digest = hashlib.sha256(json.dumps([list(paths), list(test_dirs)]).encode())
+    for part in CACHED_PARTS:
+        for file in sorted((ROOT / part).rglob("*")):
+            if file.is_file() and "__pycache__" not in file.parts and file.suffix in {".py", ".json", ".yaml", ".j2"}:
+                digest.update(str(file.relative_to(ROOT)).encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()[:32]
+
+
+def cached_coverage(workspace: Workspace, paths: Sequence[str], test_dirs: Sequence[str]) -> Coverage:
+    """The coverage of an earlier run over the very same files (``.mutation-cache/``), or a new run."""
+    cache = CACHE_DIR / f"coverage-{coverage_key(paths, test_dirs)}.json"
+    if cache.exists():
+        data = json.loads(cache.read_text())
+        print(f"coverage: reused {cache.name} ({len(data['durations'])} tests)", flush=True)
+        lines = {f: {int(n): set(t) for n, t in by.items()} for f, by in data["lines"].items()}
+        imports = {f: set(ns) for f, ns in data["imports"].items()}
+        return Coverage(lines, imports, data["durations"], set(data["failing"]))
+    coverage = workspace.collect_coverage(paths, test_dirs)
+    CACHE_DIR.mkdir(exist_ok=True)
+    record = {
+        "lines": {f: {str(n): sorted(t) for n, t in by.items()} for f, by in coverage.lines.items()},
+        "imports": {f: sorted(ns) for f, ns in coverage.import_lines.items()},
+        "durations": coverage.durations,
+        "failing": sorted(coverage.failing),
+    }
+    temporary = cache.with_suffix(".tmp")
+    temporary.write_text(json.dumps(record))
+    temporary.replace(cache)  # atomic: a run killed mid-write leaves no half cache
+    return coverage
+
+
 def copy_project(dest: Path) -> None:
     """Copy the project (no caches, no venv, no git) to ``dest``."""
 
@@ -734,6 +782,7 @@ class ModuleReport:
     path: str
     results: list[Result] = field(default_factory=list)
     note: str = ""
+    planned: int = 0
 
     @property
     def killed(self) -> int:
@@ -791,8 +840,11 @@ def print_table(reports: Sequence[ModuleReport]) -> None:
     total = ModuleReport("total")
     for report in reports:
         total.results.extend(report.results)
-        mark = "" if report.rate >= BAR else "  < 90%"
         note = f"  ({report.note})" if report.note else ""
+        if not report.results:  # no mutant, or not reached: never shown as a rate
+            print(f"{report.path:<{width}}  {report.planned:>7}  {'-':>6}  {'-':>8}  {'-':>9}{note}")
+            continue
+        mark = "" if report.rate >= BAR else "  < 90%"
         print(
             f"{report.path:<{width}}  {len(report.results):>7}  {report.killed:>6}  {report.survived:>8}"
             f"  {report.rate:>8.1%}{mark}{note}"
@@ -839,7 +891,7 @@ def run(args: argparse.Namespace) -> int:
         if args.tests:
             test_dirs = list(args.tests)
         print(f"project copy: {workspace.main}; collecting coverage over {' '.join(test_dirs)}", flush=True)
-        coverage = workspace.collect_coverage(paths, test_dirs)
+        coverage = cached_coverage(workspace, paths, test_dirs)
         reports = [ModuleReport(path) for path in paths]
         plan: dict[str, list[Mutant]] = {}
         for path in paths:
@@ -852,6 +904,13 @@ def run(args: argparse.Namespace) -> int:
         check_baseline(workspace, coverage, [p for p in paths if plan[p]])
         interrupted = False
         for report in reports:
+            report.planned = len(plan[report.path])
+            if not plan[report.path]:
+                report.note = "no mutants"
+        # Cheapest modules first (mutants x the baseline time of their tests), so that a run cut
+        # short has measured as many modules as it could; the table keeps the path order.
+        order = sorted(reports, key=lambda r: (estimated_cost(plan[r.path], coverage), r.path))
+        for report in order:
             path = report.path
             todo = plan[path]
             if not todo:
@@ -862,6 +921,9 @@ def run(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:
                 interrupted = True
                 report.note = f"interrupted after {len(report.results)} of {len(todo)} mutants"
+                for other in order[order.index(report) + 1 :]:
+                    if plan[other.path]:
+                        other.note = "not reached"
                 break
             print(f"{path}: {report.killed}/{len(report.results)} killed ({report.rate:.1%})", flush=True)
         print_table(reports)
@@ -878,6 +940,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"kept {base}")
         else:
             shutil.rmtree(base, ignore_errors=True)
+
+
+def estimated_cost(todo: Sequence[Mutant], coverage: Coverage) -> float:
+    """Seconds the mutants would take if none were killed early: each runs all its covering tests."""
+    return sum(sum(coverage.durations.get(t, 1.0) for t in select_tests(m, coverage)) for m in todo)
 
 
 def check_baseline(workspace: Workspace, coverage: Coverage, paths: Sequence[str]) -> None:

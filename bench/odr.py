@@ -53,34 +53,88 @@ BIG_MAX_ROUNDS = 50
 # build_pairs() checks every generated output with the real patterns anyway.
 
 SUBJECTS = (
-    "the ingestion service", "the billing module", "each tenant", "the audit log", "the scheduler",
-    "the export job", "every operator", "the search index", "the retry queue", "the report builder",
-    "the session store", "the rate limiter", "the evidence store", "the notification relay",
-    "the archive worker", "the policy engine", "the metrics collector", "the upload gateway",
+    "the ingestion service",
+    "the billing module",
+    "each tenant",
+    "the audit log",
+    "the scheduler",
+    "the export job",
+    "every operator",
+    "the search index",
+    "the retry queue",
+    "the report builder",
+    "the session store",
+    "the rate limiter",
+    "the evidence store",
+    "the notification relay",
+    "the archive worker",
+    "the policy engine",
+    "the metrics collector",
+    "the upload gateway",
 )
 VERBS = (
-    "must reject", "must record", "shall expose", "must retain", "should batch", "must encrypt",
-    "shall validate", "must deduplicate", "should compress", "must sign", "shall throttle",
-    "must reconcile", "should summarise", "must timestamp", "shall forward", "must quarantine",
+    "must reject",
+    "must record",
+    "shall expose",
+    "must retain",
+    "should batch",
+    "must encrypt",
+    "shall validate",
+    "must deduplicate",
+    "should compress",
+    "must sign",
+    "shall throttle",
+    "must reconcile",
+    "should summarise",
+    "must timestamp",
+    "shall forward",
+    "must quarantine",
 )
 OBJECTS = (
-    "incoming records", "failed deliveries", "expired sessions", "duplicate events",
-    "oversized payloads", "manual overrides", "stale snapshots", "partial uploads", "usage totals",
-    "access grants", "pending invoices", "late acknowledgements", "orphaned attachments",
-    "revoked tokens", "audit entries", "tenant quotas", "malformed headers", "queued exports",
+    "incoming records",
+    "failed deliveries",
+    "expired sessions",
+    "duplicate events",
+    "oversized payloads",
+    "manual overrides",
+    "stale snapshots",
+    "partial uploads",
+    "usage totals",
+    "access grants",
+    "pending invoices",
+    "late acknowledgements",
+    "orphaned attachments",
+    "revoked tokens",
+    "audit entries",
+    "tenant quotas",
+    "malformed headers",
+    "queued exports",
 )
 CONDITIONS = (
-    "within five seconds", "before the nightly cutoff", "for at least ninety days",
-    "unless an operator approves it", "when the tenant is suspended", "after three attempts",
-    "during a regional outage", "without blocking readers", "in the order they arrive",
-    "for every region", "once per hour", "when storage exceeds its quota",
-    "before a response is sent", "with a stable identifier", "using the tenant key",
+    "within five seconds",
+    "before the nightly cutoff",
+    "for at least ninety days",
+    "unless an operator approves it",
+    "when the tenant is suspended",
+    "after three attempts",
+    "during a regional outage",
+    "without blocking readers",
+    "in the order they arrive",
+    "for every region",
+    "once per hour",
+    "when storage exceeds its quota",
+    "before a response is sent",
+    "with a stable identifier",
+    "using the tenant key",
 )
 QUESTIONS = (
-    "Who approves an override during an outage?", "Is the ninety day window per tenant or global?",
+    "Who approves an override during an outage?",
+    "Is the ninety day window per tenant or global?",
     "What happens to queued exports when a tenant is deleted?",
-    "Should partial uploads count against the quota?", "Which clock is authoritative for timestamps?",
-    "Do revoked tokens need a grace period?", "How are duplicate events identified across regions?",
+    "Should partial uploads count against the quota?",
+    "Which clock is authoritative for timestamps?",
+    "Do revoked tokens need a grace period?",
+    "How are duplicate events identified across regions?",
     "May the archive worker run during peak hours?",
 )
 CRITIQUES = (
@@ -89,20 +143,28 @@ CRITIQUES = (
     "Ordering is promised but the retry queue may reorder deliveries.",
     "The requirement does not say what an operator sees after a rejection.",
     "Encryption at rest is required but key rotation is never mentioned.",
-    "The cutoff time has no time zone.", "Quarantined records have no exit path.",
+    "The cutoff time has no time zone.",
+    "Quarantined records have no exit path.",
     "The summary cadence and the alert cadence disagree.",
     "Nothing bounds the size of a single batch.",
 )
 EDGE_CASES = (
-    "A tenant is suspended while an export is running.", "Two regions accept the same event at once.",
-    "The clock jumps backwards by an hour.", "An upload is retried after the quota is exceeded.",
-    "An operator approves and then revokes an override.", "The audit log is full at the nightly cutoff.",
-    "A record arrives with an empty identifier.", "A token is revoked between two retries.",
+    "A tenant is suspended while an export is running.",
+    "Two regions accept the same event at once.",
+    "The clock jumps backwards by an hour.",
+    "An upload is retried after the quota is exceeded.",
+    "An operator approves and then revokes an override.",
+    "The audit log is full at the nightly cutoff.",
+    "A record arrives with an empty identifier.",
+    "A token is revoked between two retries.",
 )
 TEST_GAPS = (
-    "No test covers the suspended tenant path.", "Retry ordering is untested across regions.",
-    "Quota accounting for partial uploads has no test.", "The cutoff boundary is not tested at midnight.",
-    "No test checks that rejected payloads are logged.", "Key rotation has no end-to-end test.",
+    "No test covers the suspended tenant path.",
+    "Retry ordering is untested across regions.",
+    "Quota accounting for partial uploads has no test.",
+    "The cutoff boundary is not tested at midnight.",
+    "No test checks that rejected payloads are logged.",
+    "Key rotation has no end-to-end test.",
 )
 
 
@@ -128,7 +190,8 @@ def build_pairs(rng: random.Random, count: int) -> list[tuple[str, str]]:
         architect = (
             "### REQUIREMENT\n" + "\n\n".join(paragraphs) + "\n\n"
             f"### CHANGELOG\n- Revision {i + 1}: reworded the retention and throttling rules.\n"
-            + bullets(rng, None, 2, 4) + "\n\n"
+            + bullets(rng, None, 2, 4)
+            + "\n\n"
             "### ASSUMPTIONS\n" + bullets(rng, None, 2, 4) + "\n\n"
             "### OPEN_QUESTIONS\n" + bullets(rng, QUESTIONS, 2, 4) + "\n"
         )
@@ -208,12 +271,12 @@ def adversarial_inputs() -> list[tuple[str, str, str]]:
         ("bt-runs-1..5", "runs of 1,2,3,4,5 backticks, space separated", fill("` `` ``` ```` ````` ")),
         ("bt-runs-1..2", "runs of 1 and 2 backticks only (no fence)", fill("` `` ")),
         ("keywords-glued", "leak keywords glued into letters, no \\b", fill(KEYWORDS_GLUED)),
-        ("alt-bt2-bt1", "\"`` `\" repeated (forms ```)", fill("`` `")),
-        ("alt-bt2-bt1-sp", "\"`` ` \" repeated (never 3 in a row)", fill("`` ` ")),
+        ("alt-bt2-bt1", '"`` `" repeated (forms ```)', fill("`` `")),
+        ("alt-bt2-bt1-sp", '"`` ` " repeated (never 3 in a row)', fill("`` ` ")),
         ("open-letters", "``` then 1 MiB of 'a', no closing fence", fill("a", head="```")),
-        ("open-bt2-sp", "``` then \"`` \" repeated, no closing fence", fill("`` ", head="```")),
-        ("open-bt-a", "``` then \"`a\" repeated, no closing fence", fill("`a", head="```")),
-        ("open-bt-nl", "``` then \"`\\n\" repeated, no closing fence", fill("`\n", head="```")),
+        ("open-bt2-sp", '``` then "`` " repeated, no closing fence', fill("`` ", head="```")),
+        ("open-bt-a", '``` then "`a" repeated, no closing fence', fill("`a", head="```")),
+        ("open-bt-nl", '``` then "`\\n" repeated, no closing fence', fill("`\n", head="```")),
         ("open-nl", "``` then 1 MiB of newlines, no closing fence", fill("\n", head="```")),
         ("newlines", "1 MiB of \\n", fill("\n")),
         ("carriage-returns", "1 MiB of \\r (normalised to \\n)", fill("\r")),
@@ -301,8 +364,9 @@ def bench() -> bool:
     pairs = build_pairs(random.Random(2026), N_PAIRS)
     sizes = sorted(len(a) for a, _ in pairs), sorted(len(b) for _, b in pairs)
     throughputs = [
-        measure_rounds(ODRConfig(max_rounds=BIG_MAX_ROUNDS), f"max_rounds={BIG_MAX_ROUNDS}", pairs, batch_rounds,
-                       n_batches),
+        measure_rounds(
+            ODRConfig(max_rounds=BIG_MAX_ROUNDS), f"max_rounds={BIG_MAX_ROUNDS}", pairs, batch_rounds, n_batches
+        ),
         measure_rounds(ODRConfig(), "default config (max_rounds=8)", pairs, batch_rounds, n_batches),
     ]
 
@@ -313,8 +377,12 @@ def bench() -> bool:
     # (3) the parsers alone on 1 MiB without leaks
     big = big_architect()
     big_auditor = big
-    for old, new in (("REQUIREMENT", "CRITIQUE"), ("CHANGELOG", "PATCHES"), ("ASSUMPTIONS", "EDGE_CASES"),
-                     ("OPEN_QUESTIONS", "TEST_GAPS")):
+    for old, new in (
+        ("REQUIREMENT", "CRITIQUE"),
+        ("CHANGELOG", "PATCHES"),
+        ("ASSUMPTIONS", "EDGE_CASES"),
+        ("OPEN_QUESTIONS", "TEST_GAPS"),
+    ):
         big_auditor = big_auditor.replace(f"### {old}\n", f"### {new}\n", 1)
     config = ODRConfig()
     if code_leaks(config, big, big_auditor) or not parse_architect(big).ok or not parse_auditor(big_auditor).ok:
@@ -327,35 +395,63 @@ def bench() -> bool:
     ]
 
     print_header(f"ODR round runner benchmark ({'quick' if args.quick else 'full'}; in-process, time.perf_counter)")
-    print(f"(1) typical rounds: {N_PAIRS} generated pairs (architect {sizes[0][0]}-{sizes[0][-1]} B, "
-          f"auditor {sizes[1][0]}-{sizes[1][-1]} B) in a cycle;")
+    print(
+        f"(1) typical rounds: {N_PAIRS} generated pairs (architect {sizes[0][0]}-{sizes[0][-1]} B, "
+        f"auditor {sizes[1][0]}-{sizes[1][-1]} B) in a cycle;"
+    )
     print(f"    batches of {batch_rounds} rounds, the state reset at every stop (all stops MAX_ROUNDS)")
-    print(table(
-        ["config", "rounds/s", "µs/round", "min µs", "max µs", "batches", "runs/batch"],
-        [[t.label, f"{1 / t.median:,.0f}", f"{t.median * 1e6:.0f}", f"{min(t.per_round) * 1e6:.0f}",
-          f"{max(t.per_round) * 1e6:.0f}", str(len(t.per_round)), str(t.runs)] for t in throughputs],
-    ))
+    print(
+        table(
+            ["config", "rounds/s", "µs/round", "min µs", "max µs", "batches", "runs/batch"],
+            [
+                [
+                    t.label,
+                    f"{1 / t.median:,.0f}",
+                    f"{t.median * 1e6:.0f}",
+                    f"{min(t.per_round) * 1e6:.0f}",
+                    f"{max(t.per_round) * 1e6:.0f}",
+                    str(len(t.per_round)),
+                    str(t.runs),
+                ]
+                for t in throughputs
+            ],
+        )
+    )
     print()
     print(f"(2) run_round(ODRState(), text, ok_auditor) on 1 MiB inputs, {n_big} runs each after a warm-up;")
     print("    leak = code-leak check alone (3 patterns x 2 sides); p1 p2 p3 = each pattern on the text alone,")
     print("    '*' = it matched; rest = run_round - leak (normalisation, parsing, trace record)")
     names = ["p1", "p2", "p3"]
-    print(table(
-        ["input", "stop", "run_round", "min", "max", "leak", *names, "rest"],
-        [[r.name, r.stop, ms(r.round_median), ms(r.round_low), ms(r.round_high), ms(r.leak),
-          *(ms(p) + ("*" if m else " ") for p, m in zip(r.patterns, r.matched, strict=True)),
-          ms(max(r.round_median - r.leak, 0.0))] for r in results],
-    ))
+    print(
+        table(
+            ["input", "stop", "run_round", "min", "max", "leak", *names, "rest"],
+            [
+                [
+                    r.name,
+                    r.stop,
+                    ms(r.round_median),
+                    ms(r.round_low),
+                    ms(r.round_high),
+                    ms(r.leak),
+                    *(ms(p) + ("*" if m else " ") for p, m in zip(r.patterns, r.matched, strict=True)),
+                    ms(max(r.round_median - r.leak, 0.0)),
+                ]
+                for r in results
+            ],
+        )
+    )
     for i, pattern in enumerate(config.code_leak_patterns, start=1):
         print(f"    p{i} = {pattern}")
     print("    inputs (1,048,576 ASCII characters each):")
     print("\n".join(f"      {name:<17} {what}" for name, what, _ in inputs))
     print()
     print("(3) the parsers alone on a 1 MiB leak-free, well-formed output (no bar)")
-    print(table(
-        ["measurement", "median", "min", "max", "runs"],
-        [[label, ms(m), ms(lo), ms(hi), str(n_big)] for label, (m, lo, hi) in parser_rows],
-    ))
+    print(
+        table(
+            ["measurement", "median", "min", "max", "runs"],
+            [[label, ms(m), ms(lo), ms(hi), str(n_big)] for label, (m, lo, hi) in parser_rows],
+        )
+    )
     print()
 
     worst = max(results, key=lambda r: r.round_median)
@@ -363,8 +459,10 @@ def bench() -> bool:
     print(f"worst code-leak check alone: {ms(worst_leak.leak)} on {worst_leak.name}")
     print()
     print("bars:")
-    detail = (f"worst median {worst.round_median:.3f}s on {worst.name} "
-              f"(code-leak check {worst.leak:.3f}s of it, rest {max(worst.round_median - worst.leak, 0):.3f}s)")
+    detail = (
+        f"worst median {worst.round_median:.3f}s on {worst.name} "
+        f"(code-leak check {worst.leak:.3f}s of it, rest {max(worst.round_median - worst.leak, 0):.3f}s)"
+    )
     return bar("run_round on 1 MiB adversarial input < 0.2 s", worst.round_median < WORST_BAR, detail)
 
 

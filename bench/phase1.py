@@ -102,8 +102,10 @@ try:
     import rank_bm25  # type: ignore[import-untyped]
     from bm25s import scoring as bm25s_scoring
 except ImportError as exc:  # the comparison tools are not project dependencies
-    print(f"phase1.py: error: {exc.name} is not installed; run `{sys.executable} -m pip install rank-bm25 bm25s`",
-          file=sys.stderr)
+    print(
+        f"phase1.py: error: {exc.name} is not installed; run `{sys.executable} -m pip install rank-bm25 bm25s`",
+        file=sys.stderr,
+    )
     sys.exit(2)
 
 from generated.phase1.config import BM25_B, BM25_K1, SCORE_BITS
@@ -131,9 +133,26 @@ WARMUP_QUERIES = 20
 CONSONANTS = "bcdfghjklmnprstvz"
 VOWELS = "aeiou"
 TITLES = (
-    "Abstract", "Introduction", "Background", "Related Work", "Problem Statement", "Data", "Method",
-    "Model", "Training", "Evaluation Setup", "Results", "Ablations", "Error Analysis", "Efficiency",
-    "Robustness", "Limitations", "Ethics", "Discussion", "Conclusion", "Appendix",
+    "Abstract",
+    "Introduction",
+    "Background",
+    "Related Work",
+    "Problem Statement",
+    "Data",
+    "Method",
+    "Model",
+    "Training",
+    "Evaluation Setup",
+    "Results",
+    "Ablations",
+    "Error Analysis",
+    "Efficiency",
+    "Robustness",
+    "Limitations",
+    "Ethics",
+    "Discussion",
+    "Conclusion",
+    "Appendix",
 )
 
 # --- the synthetic paper -------------------------------------------------------------------------
@@ -196,8 +215,9 @@ def build_queries(rng: random.Random, vocab: Vocabulary, n: int) -> list[str]:
     """1-6 words each; a word is Zipf-drawn (frequent) or uniform over the vocabulary (rare) at even odds."""
     queries = []
     for _ in range(n):
-        words = [vocab.draw(rng, 1)[0] if rng.random() < 0.5 else rng.choice(vocab.words)
-                 for _ in range(rng.randint(1, 6))]
+        words = [
+            vocab.draw(rng, 1)[0] if rng.random() < 0.5 else rng.choice(vocab.words) for _ in range(rng.randint(1, 6))
+        ]
         if rng.random() < 0.3:
             words[0] = words[0].capitalize()
         queries.append(" ".join(words))
@@ -220,8 +240,9 @@ def make_rank_bm25(chunk_tokens: list[list[str]]) -> Any:
 def check_bm25s_formula(retriever: Any) -> str:
     """Confirm bm25s's lucene idf is rcs's and its tf part is rcs's divided by (k1 + 1); a one-line summary."""
     if (retriever.method, retriever.idf_method, retriever.k1, retriever.b) != ("lucene", "lucene", BM25_K1, BM25_B):
-        raise BenchError(f"bm25s is configured as {retriever.method}/{retriever.idf_method} k1={retriever.k1} "
-                         f"b={retriever.b}")
+        raise BenchError(
+            f"bm25s is configured as {retriever.method}/{retriever.idf_method} k1={retriever.k1} b={retriever.b}"
+        )
     cases = 0
     for n, df in ((1, 1), (10, 1), (10, 5), (10, 10), (9_999, 1), (9_999, 5_000), (9_999, 9_999)):
         ours = math.log(1 + (n - df + 0.5) / (df + 0.5))
@@ -234,8 +255,10 @@ def check_bm25s_formula(retriever: Any) -> str:
             if not math.isclose(rcs_part, (BM25_K1 + 1) * theirs, rel_tol=1e-15):
                 raise BenchError(f"bm25s lucene tf part is not rcs's / (k1 + 1) at tf={tf}, dl={dl}, avg={avg}")
             cases += 1
-    return (f"bm25s lucene idf == ln(1 + (N - df + 0.5)/(df + 0.5)) exactly, and its tf part "
-            f"tf/(tf + k1(1-b+b*dl/avgdl)) == rcs's tf(k1+1)/(...) / {BM25_K1 + 1:g} ({cases} cases checked)")
+    return (
+        f"bm25s lucene idf == ln(1 + (N - df + 0.5)/(df + 0.5)) exactly, and its tf part "
+        f"tf/(tf + k1(1-b+b*dl/avgdl)) == rcs's tf(k1+1)/(...) / {BM25_K1 + 1:g} ({cases} cases checked)"
+    )
 
 
 # --- parity ----------------------------------------------------------------------------------------
@@ -267,8 +290,9 @@ def close(x: float, y: float, n_tokens: int) -> bool:
     return abs(x - y) <= REL_TOL * max(abs(x), abs(y)) or abs(x - y) <= n_tokens * 2.0 ** -(SCORE_BITS + 1) * 1.01
 
 
-def check_parity(parity: Parity, query: str, hits: list[tuple[int, float]], scored: int, theirs: Any,
-                 n_tokens: int, their_top: Any) -> None:
+def check_parity(
+    parity: Parity, query: str, hits: list[tuple[int, float]], scored: int, theirs: Any, n_tokens: int, their_top: Any
+) -> None:
     """Compare one rcs result (positions, scores) with bm25s's (k1 + 1)-scaled scores of every chunk,
     and bm25s_top's selection with a full sort of those scores."""
     parity.checked += 1
@@ -277,8 +301,11 @@ def check_parity(parity: Parity, query: str, hits: list[tuple[int, float]], scor
         parity.fail("selection_mismatches", query, "bm25s_top's 10 are not the 10 best scores")
     for position, score in hits:
         if not close(score, scale * float(theirs[position]), n_tokens):
-            parity.fail("score_mismatches", query, f"chunk {position}: rcs {score!r} vs bm25s x{scale:g} "
-                                                   f"{scale * float(theirs[position])!r}")
+            parity.fail(
+                "score_mismatches",
+                query,
+                f"chunk {position}: rcs {score!r} vs bm25s x{scale:g} {scale * float(theirs[position])!r}",
+            )
             break
     positive = np.flatnonzero(theirs > 0)
     if scored != len(positive):
@@ -388,10 +415,13 @@ def profile_rcs(queries: list[str], paper: IngestedPaper) -> str:
         ("tokens() of the query", cum(lambda f, n: f.endswith("phase1/text.py") and n == "tokens")),
     ]
     parts.append(("rest of retrieve (idf of terms, hit dicts, ...)", max(total - sum(t for _, t in parts), 0.0)))
-    lines = [f"total {total:.3f}s under the profiler for {len(queries):,} calls "
-             f"({total / len(queries) * 1e6:,.0f} µs per call; the profiler inflates Python calls)"]
-    lines += table(["part", "seconds", "share"],
-                   [[name, f"{t:.3f}", f"{t / total:.0%}"] for name, t in parts]).splitlines()
+    lines = [
+        f"total {total:.3f}s under the profiler for {len(queries):,} calls "
+        f"({total / len(queries) * 1e6:,.0f} µs per call; the profiler inflates Python calls)"
+    ]
+    lines += table(
+        ["part", "seconds", "share"], [[name, f"{t:.3f}", f"{t / total:.0%}"] for name, t in parts]
+    ).splitlines()
     stats.sort_stats("tottime").print_stats(10)
     body = out.getvalue().splitlines()
     start = next((i for i, line in enumerate(body) if line.strip().startswith("ncalls")), len(body))
@@ -429,8 +459,9 @@ def bench() -> bool:
     # (1) ingest
     t_rcs, paper = time_runs(lambda: ingest_document(PAPER_ID, sections), n_ingest, "rcs ingest_document (all of it)")
     chunks = paper.chunks
-    t_tok, chunk_tokens = time_runs(lambda: [tokens(c.text) for c in chunks], n_ingest,
-                                    "tokens() of every chunk (input of the rows below)")
+    t_tok, chunk_tokens = time_runs(
+        lambda: [tokens(c.text) for c in chunks], n_ingest, "tokens() of every chunk (input of the rows below)"
+    )
     t_index, _ = time_runs(lambda: Index.build(chunk_tokens), n_ingest, "rcs Index.build")
     t_b64, b64 = time_runs(lambda: make_bm25s(chunk_tokens, "float64"), n_ingest, "bm25s BM25.index (float64)")
     t_b32, b32 = time_runs(lambda: make_bm25s(chunk_tokens, "float32"), n_ingest, "bm25s BM25.index (float32)")
@@ -502,44 +533,72 @@ def bench() -> bool:
     # report
     print_header(f"phase1 BM25 benchmark ({'quick' if args.quick else 'full'}; in-process, time.perf_counter)")
     print(f"rank-bm25 {_version('rank-bm25')}, bm25s {bm25s.__version__}, numpy {np.__version__}")
-    print(f"paper: seed {args.seed}, {text_chars:,} characters (ASCII) in {N_SECTIONS} sections, "
-          f"{n_paragraphs:,} paragraphs -> {n_chunks:,} chunks (max 800 characters),")
-    print(f"       {sum(index.lengths):,} tokens, {len(index.postings):,} distinct terms of a {VOCAB_SIZE:,}-word "
-          f"Zipf({ZIPF_EXPONENT}) vocabulary, {n_postings:,} postings; built in {build_seconds:.1f}s")
+    print(
+        f"paper: seed {args.seed}, {text_chars:,} characters (ASCII) in {N_SECTIONS} sections, "
+        f"{n_paragraphs:,} paragraphs -> {n_chunks:,} chunks (max 800 characters),"
+    )
+    print(
+        f"       {sum(index.lengths):,} tokens, {len(index.postings):,} distinct terms of a {VOCAB_SIZE:,}-word "
+        f"Zipf({ZIPF_EXPONENT}) vocabulary, {n_postings:,} postings; built in {build_seconds:.1f}s"
+    )
     print(f"bm25s: BM25(method='lucene', k1={BM25_K1}, b={BM25_B}); {formula}")
     print()
-    print(f"(1) ingest: {n_ingest} timed runs each after a warm-up; "
-          "the bm25s/rank_bm25 rows index the same token lists")
+    print(
+        f"(1) ingest: {n_ingest} timed runs each after a warm-up; the bm25s/rank_bm25 rows index the same token lists"
+    )
     print(timing_table([t_rcs, t_tok, t_index, t_b64, t_b32, t_okapi]))
-    print(f"    rcs ingest_document / (tokens + bm25s float64 index): "
-          f"{t_rcs.median / (t_tok.median + t_b64.median):.2f}x")
-    print(f"    rcs Index.build / bm25s index (float64): {t_index.median / t_b64.median:.2f}x;  "
-          f"/ rank_bm25 BM25Okapi: {t_index.median / t_okapi.median:.2f}x")
+    print(
+        f"    rcs ingest_document / (tokens + bm25s float64 index): {t_rcs.median / (t_tok.median + t_b64.median):.2f}x"
+    )
+    print(
+        f"    rcs Index.build / bm25s index (float64): {t_index.median / t_b64.median:.2f}x;  "
+        f"/ rank_bm25 BM25Okapi: {t_index.median / t_okapi.median:.2f}x"
+    )
     print()
     n_tokens = [len(qt) for qt in query_tokens]
-    print(f"(2) {len(queries):,} queries ({min(n_tokens)}-{max(n_tokens)} tokens, {parity.no_hits} with no hit), "
-          f"the first {n_timed:,} timed: {n_passes} pass(es), each tool in a block of its own after a warm-up;")
+    print(
+        f"(2) {len(queries):,} queries ({min(n_tokens)}-{max(n_tokens)} tokens, {parity.no_hits} with no hit), "
+        f"the first {n_timed:,} timed: {n_passes} pass(es), each tool in a block of its own after a warm-up;"
+    )
     print("    a query's latency = its median over passes; the table shows the median and p95 over queries")
     rows = []
     for lat in latencies:
-        rows.append([lat.label, us(lat.median), us(lat.p95), us(max(lat.per_query)),
-                     f"{rcs_lat.median / lat.median:.2f}", f"{rcs_lat.p95 / lat.p95:.2f}"])
+        rows.append(
+            [
+                lat.label,
+                us(lat.median),
+                us(lat.p95),
+                us(max(lat.per_query)),
+                f"{rcs_lat.median / lat.median:.2f}",
+                f"{rcs_lat.p95 / lat.p95:.2f}",
+            ]
+        )
     print(table(["tool", "median", "p95", "max", "rcs/tool median", "rcs/tool p95"], rows))
     core, only_scores = latencies[5].per_query, latencies[6].per_query
     sort_part = statistics.median(c - s for c, s in zip(core, only_scores, strict=True))
-    print(f"    rcs split (no profiler): Index.scores {us(latencies[6].median)}, core - Index.scores "
-          f"(query tokens + top-k selection) {us(sort_part)}, retrieve - core (result models) "
-          f"{us(statistics.median(r - c for r, c in zip(rcs_lat.per_query, core, strict=True)))} (medians)")
+    print(
+        f"    rcs split (no profiler): Index.scores {us(latencies[6].median)}, core - Index.scores "
+        f"(query tokens + top-k selection) {us(sort_part)}, retrieve - core (result models) "
+        f"{us(statistics.median(r - c for r, c in zip(rcs_lat.per_query, core, strict=True)))} (medians)"
+    )
     turn_best = min(turn_lat[1:3], key=lambda lat: lat.median)
-    print(f"    turn-taking in a shuffled order over {len(shuffled):,} queries (cold caches; no bar): "
-          + ", ".join(f"{name} {us(lat.median)}" for name, lat in
-                      zip(("rcs retrieve", "bm25s retrieve", "bm25s get_scores + top-10"), turn_lat, strict=False))
-          + f"; rcs / {turn_best.label}: {turn_lat[0].median / turn_best.median:.2f}x")
+    print(
+        f"    turn-taking in a shuffled order over {len(shuffled):,} queries (cold caches; no bar): "
+        + ", ".join(
+            f"{name} {us(lat.median)}"
+            for name, lat in zip(
+                ("rcs retrieve", "bm25s retrieve", "bm25s get_scores + top-10"), turn_lat, strict=False
+            )
+        )
+        + f"; rcs / {turn_best.label}: {turn_lat[0].median / turn_best.median:.2f}x"
+    )
     print()
     bands = [band(index, qt) for _, qt in timed]
-    print(f"    median latency by term-frequency band (a word is frequent when in >= {FREQUENT_SHARE:.0%} of the "
-          f"chunks, >= {math.ceil(FREQUENT_SHARE * n_chunks):,}; rare: every word rare or unseen; frequent: every "
-          "word frequent; mixed: both); ratio = rcs / the faster bm25s path in that band")
+    print(
+        f"    median latency by term-frequency band (a word is frequent when in >= {FREQUENT_SHARE:.0%} of the "
+        f"chunks, >= {math.ceil(FREQUENT_SHARE * n_chunks):,}; rare: every word rare or unseen; frequent: every "
+        "word frequent; mixed: both); ratio = rcs / the faster bm25s path in that band"
+    )
     band_rows = []
     band_ratio: dict[str, float] = {}
     for name in BANDS:
@@ -552,8 +611,14 @@ def bench() -> bool:
     print(table(["band", "queries", "rcs", "bm25s retrieve", "bm25s scores+top", "rcs/best bm25s"], band_rows))
     print()
     print("    median latency by postings walked (sum over the query tokens of their document frequency)")
-    buckets = [(0, 0, "0 (no term in the paper)"), (1, 99, "1-99"), (100, 999, "100-999"),
-               (1_000, 9_999, "1,000-9,999"), (10_000, 49_999, "10,000-49,999"), (50_000, 10**12, ">= 50,000")]
+    buckets = [
+        (0, 0, "0 (no term in the paper)"),
+        (1, 99, "1-99"),
+        (100, 999, "100-999"),
+        (1_000, 9_999, "1,000-9,999"),
+        (10_000, 49_999, "10,000-49,999"),
+        (50_000, 10**12, ">= 50,000"),
+    ]
     bucket_rows = []
     for low, high, name in buckets:
         members = [i for i, n in enumerate(touched) if low <= n <= high]
@@ -564,11 +629,13 @@ def bench() -> bool:
     print(table(["postings", "queries", "rcs", "bm25s retrieve", "bm25s scores+top", "rcs/best bm25s"], bucket_rows))
     print()
     print(f"(3) parity vs bm25s (float64; rcs score == {BM25_K1 + 1:g} x bm25s score, rel. tol {REL_TOL:g})")
-    print(f"    queries checked: {parity.checked:,}; violations: {parity.violations} "
-          f"(scores {parity.score_mismatches}, top-10 sets {parity.set_mismatches}, "
-          f"scored-chunk counts {parity.scored_mismatches}, bm25s argpartition(-s, k) selections "
-          f"{parity.selection_mismatches}); queries with a tie at the 10th score: "
-          f"{parity.boundary_ties}")
+    print(
+        f"    queries checked: {parity.checked:,}; violations: {parity.violations} "
+        f"(scores {parity.score_mismatches}, top-10 sets {parity.set_mismatches}, "
+        f"scored-chunk counts {parity.scored_mismatches}, bm25s argpartition(-s, k) selections "
+        f"{parity.selection_mismatches}); queries with a tie at the 10th score: "
+        f"{parity.boundary_ties}"
+    )
     for example in parity.examples:
         print(f"    e.g. {example}")
     print()
@@ -580,11 +647,16 @@ def bench() -> bool:
         print()
 
     print("bars:")
-    ok_parity = bar("parity with bm25s: 0 violations", parity.violations == 0,
-                    f"{parity.violations} violations in {parity.checked:,} queries")
-    ok_speed = bar("rcs median query latency <= bm25s median query latency", rcs_lat.median <= bm_best.median,
-                   f"rcs {us(rcs_lat.median)} vs {bm_best.label} {us(bm_best.median)} "
-                   f"({rcs_lat.median / bm_best.median:.2f}x)")
+    ok_parity = bar(
+        "parity with bm25s: 0 violations",
+        parity.violations == 0,
+        f"{parity.violations} violations in {parity.checked:,} queries",
+    )
+    ok_speed = bar(
+        "rcs median query latency <= bm25s median query latency",
+        rcs_lat.median <= bm_best.median,
+        f"rcs {us(rcs_lat.median)} vs {bm_best.label} {us(bm_best.median)} ({rcs_lat.median / bm_best.median:.2f}x)",
+    )
     ok_bands = True
     for name, ratio in band_ratio.items():
         ok_bands &= bar(f"{name} band: rcs median <= the faster bm25s path's", ratio <= 1.0, f"rcs/bm25s {ratio:.2f}x")

@@ -112,10 +112,35 @@ ENGINES = ("python-jsonschema", "jsonschema-rs")
 VERDICT_BAR = 2.0
 IN_PROCESS_FILES = 2_000
 WORDS = (
-    "agent", "retrieval", "evidence", "snippet", "benchmark", "baseline", "dataset", "ablation",
-    "transformer", "citation", "corpus", "survey", "latency", "recall", "precision", "grounding",
-    "hallucination", "planner", "tool", "budget", "pipeline", "report", "contract", "schema",
-    "claim", "offset", "snapshot", "verification", "reproducibility",
+    "agent",
+    "retrieval",
+    "evidence",
+    "snippet",
+    "benchmark",
+    "baseline",
+    "dataset",
+    "ablation",
+    "transformer",
+    "citation",
+    "corpus",
+    "survey",
+    "latency",
+    "recall",
+    "precision",
+    "grounding",
+    "hallucination",
+    "planner",
+    "tool",
+    "budget",
+    "pipeline",
+    "report",
+    "contract",
+    "schema",
+    "claim",
+    "offset",
+    "snapshot",
+    "verification",
+    "reproducibility",
 )
 
 
@@ -137,23 +162,27 @@ def build_bundle(rng: random.Random, n_snapshots: int = 24, per_snapshot: int = 
             paragraphs[0] = "Résumé — naïve café ünïcode “quoted” text. " + paragraphs[0]
         raw_text = "\n\n".join(paragraphs)
         snapshot_id = f"snap-{s:03d}"
-        snapshots.append({
-            "snapshot_id": snapshot_id,
-            "source_meta": f"https://example.org/papers/{s:03d} (bench fixture)",
-            "content_hash": hashlib.sha256(raw_text.encode("utf-8")).hexdigest(),
-            "captured_at": f"2026-03-{1 + s % 28:02d}T09:{s % 60:02d}:00Z",
-            "raw_text": raw_text,
-        })
+        snapshots.append(
+            {
+                "snapshot_id": snapshot_id,
+                "source_meta": f"https://example.org/papers/{s:03d} (bench fixture)",
+                "content_hash": hashlib.sha256(raw_text.encode("utf-8")).hexdigest(),
+                "captured_at": f"2026-03-{1 + s % 28:02d}T09:{s % 60:02d}:00Z",
+                "raw_text": raw_text,
+            }
+        )
         for k in range(per_snapshot):
             start = raw_text.index(paragraphs[k + 1])
             end = start + len(paragraphs[k + 1])
-            snippets.append({
-                "snippet_id": f"snip-{s:03d}-{k}",
-                "snapshot_id": snapshot_id,
-                "start_char": start,
-                "end_char": end,
-                "snippet_text": raw_text[start:end],
-            })
+            snippets.append(
+                {
+                    "snippet_id": f"snip-{s:03d}-{k}",
+                    "snapshot_id": snapshot_id,
+                    "start_char": start,
+                    "end_char": end,
+                    "snippet_text": raw_text[start:end],
+                }
+            )
     return {"snapshots": snapshots, "snippets": snippets}
 
 
@@ -164,16 +193,22 @@ def seed_report() -> dict[str, Any]:
     """The report every generated file is derived from (placeholders are filled per file)."""
     sections = []
     for name in SECTIONS:
-        sections.append({
-            "section": name,
-            "text": f"The {name.replace('_', ' ')} section.",
-            "claims": [
-                {"claim_id": f"{name}-1", "text": "Framing statement.", "severity": "trivial"},
-                {"claim_id": f"{name}-2", "text": "A finding from the literature.", "severity": "non_trivial",
-                 "citation_keys": [f"{name}-k1"]},
-            ],
-            "citations": {f"{name}-k1": {"snapshot_id": "?", "snippet_id": "?"}},
-        })
+        sections.append(
+            {
+                "section": name,
+                "text": f"The {name.replace('_', ' ')} section.",
+                "claims": [
+                    {"claim_id": f"{name}-1", "text": "Framing statement.", "severity": "trivial"},
+                    {
+                        "claim_id": f"{name}-2",
+                        "text": "A finding from the literature.",
+                        "severity": "non_trivial",
+                        "citation_keys": [f"{name}-k1"],
+                    },
+                ],
+                "citations": {f"{name}-k1": {"snapshot_id": "?", "snippet_id": "?"}},
+            }
+        )
     return {"sections": sections}
 
 
@@ -287,8 +322,12 @@ def in_process(work: Path, files: list[str], passes: int) -> tuple[Timing, Timin
 def bench() -> bool:
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--count", type=int, help="number of reports (default 10000; 1000 with --quick)")
-    p.add_argument("--cj-repeat", type=int, metavar="N",
-                   help="repetitions of the (slow) check-jsonschema run (default 1; --repeat applies to rcs)")
+    p.add_argument(
+        "--cj-repeat",
+        type=int,
+        metavar="N",
+        help="repetitions of the (slow) check-jsonschema run (default 1; --repeat applies to rcs)",
+    )
     p.add_argument("--seed", type=int, default=20260314, help="random seed for the generated set")
     args = p.parse_args()
     check_root()
@@ -337,53 +376,80 @@ def bench() -> bool:
         verdict_t, model_t = in_process(work, files, 3 if args.quick else 7)
 
     rcs_t = Timing("rcs validate --evidence B --kind structured_report DIR", rcs_times)
-    cj_t = Timing(f"check-jsonschema --schemafile ... FILES ({len(batches)} batch{'es' if len(batches) > 1 else ''})",
-                  cj_times)
+    cj_t = Timing(
+        f"check-jsonschema --schemafile ... FILES ({len(batches)} batch{'es' if len(batches) > 1 else ''})", cj_times
+    )
     pyjs_t = Timing("python-jsonschema script: one compiled validator", script_times["python-jsonschema"])
     rs_t = Timing("jsonschema-rs script: one compiled validator", script_times["jsonschema-rs"])
     rcs_fps = count / rcs_t.median
     cj_fps = count / cj_t.median
 
-    print_header(f"rcs validate benchmark ({'quick' if args.quick else 'full'}; {count} structured reports, "
-                 f"{size / 1e6:.1f} MB, seed {args.seed}; both exit 0 on the set and 1 on a broken file)")
-    print(table(
-        ["measurement", "median", "min", "max", "runs", "files/s"],
-        [
-            [t.label, f"{t.median:.3f}s", f"{t.low:.3f}s", f"{t.high:.3f}s", str(len(t.samples)),
-             f"{count / t.median:,.0f}"]
-            for t in (rcs_t, cj_t, pyjs_t, rs_t)
-        ],
-    ))
+    print_header(
+        f"rcs validate benchmark ({'quick' if args.quick else 'full'}; {count} structured reports, "
+        f"{size / 1e6:.1f} MB, seed {args.seed}; both exit 0 on the set and 1 on a broken file)"
+    )
+    print(
+        table(
+            ["measurement", "median", "min", "max", "runs", "files/s"],
+            [
+                [
+                    t.label,
+                    f"{t.median:.3f}s",
+                    f"{t.low:.3f}s",
+                    f"{t.high:.3f}s",
+                    str(len(t.samples)),
+                    f"{count / t.median:,.0f}",
+                ]
+                for t in (rcs_t, cj_t, pyjs_t, rs_t)
+            ],
+        )
+    )
     print()
     print("ratios (rcs time / reference time, medians; below 1 = rcs faster):")
     for ref_t in (cj_t, pyjs_t, rs_t):
         r = rcs_t.median / ref_t.median
         how = f"{1 / r:.1f}x faster" if r <= 1 else f"{r:.1f}x slower"
         print(f"  rcs / {ref_t.label.split(':')[0].split(' --')[0]:<34} = {r:.3f}  ({how})")
-    print("  (rcs also checks section order, the claim policy, citation keys and every citation against the "
-          "bundle; the references check the JSON Schema only)")
+    print(
+        "  (rcs also checks section order, the claim policy, citation keys and every citation against the "
+        "bundle; the references check the JSON Schema only)"
+    )
     print()
     in_files = min(count, IN_PROCESS_FILES)
     print(f"in process, {in_files} reports per pass:")
-    print(table(
-        ["measurement", "median", "min", "max", "passes"],
-        [
-            [t.label, *(f"{v * 1e6:.0f} us" for v in (t.median, t.low, t.high)), str(len(t.samples))]
-            for t in (verdict_t, model_t)
-        ],
-    ))
+    print(
+        table(
+            ["measurement", "median", "min", "max", "passes"],
+            [
+                [t.label, *(f"{v * 1e6:.0f} us" for v in (t.median, t.low, t.high)), str(len(t.samples))]
+                for t in (verdict_t, model_t)
+            ],
+        )
+    )
     cost = verdict_t.median / model_t.median
     print(f"verdict / bare model = {cost:.2f}x")
     print()
     print("bars:")
-    met = bar("rcs <= 1/30 of check-jsonschema's time", rcs_t.median / cj_t.median <= CJ_BAR,
-              f"{rcs_fps:,.0f} vs {cj_fps:,.0f} files/s, rcs/cj = {rcs_t.median / cj_t.median:.3f}")
-    met &= bar("rcs <= 1/10 of the python-jsonschema script's time", rcs_t.median / pyjs_t.median <= PYJS_BAR,
-               f"rcs/python-jsonschema = {rcs_t.median / pyjs_t.median:.3f}")
-    met &= bar("rcs <= 5x the jsonschema-rs script's time", rcs_t.median / rs_t.median <= RS_BAR,
-               f"rcs/jsonschema-rs = {rcs_t.median / rs_t.median:.2f}")
-    within = bar(f"schema-level verdict <= {VERDICT_BAR:.0f}x bare model_validate_json", cost <= VERDICT_BAR,
-                 f"{verdict_t.median * 1e6:.0f} vs {model_t.median * 1e6:.0f} us = {cost:.2f}x")
+    met = bar(
+        "rcs <= 1/30 of check-jsonschema's time",
+        rcs_t.median / cj_t.median <= CJ_BAR,
+        f"{rcs_fps:,.0f} vs {cj_fps:,.0f} files/s, rcs/cj = {rcs_t.median / cj_t.median:.3f}",
+    )
+    met &= bar(
+        "rcs <= 1/10 of the python-jsonschema script's time",
+        rcs_t.median / pyjs_t.median <= PYJS_BAR,
+        f"rcs/python-jsonschema = {rcs_t.median / pyjs_t.median:.3f}",
+    )
+    met &= bar(
+        "rcs <= 5x the jsonschema-rs script's time",
+        rcs_t.median / rs_t.median <= RS_BAR,
+        f"rcs/jsonschema-rs = {rcs_t.median / rs_t.median:.2f}",
+    )
+    within = bar(
+        f"schema-level verdict <= {VERDICT_BAR:.0f}x bare model_validate_json",
+        cost <= VERDICT_BAR,
+        f"{verdict_t.median * 1e6:.0f} vs {model_t.median * 1e6:.0f} us = {cost:.2f}x",
+    )
     return met and within
 
 

@@ -50,9 +50,27 @@ def expand(pattern: str, macros: Mapping[str, str]) -> str:
     return one(pattern, ())
 
 
+ENGINES = ("python", "linear")
+
+
+def engine_macros(data: Mapping[str, Any], engine: str) -> dict[str, str]:
+    """The macros as one engine spells them: the shared ones and that engine's own."""
+    return {**data["macros"], **data["engines"][engine]}
+
+
 def expanded_rules(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The injection rules with their patterns expanded (what the generated table holds)."""
-    return [{**rule, "pattern": expand(rule["pattern"], data["macros"])} for rule in data["rules"]]
+    """The injection rules with their patterns expanded for each engine (what the generated table
+    holds): ``pattern`` for Python's re (compiled with re.ASCII), ``linear`` for the linear engine."""
+    python, linear = engine_macros(data, "python"), engine_macros(data, "linear")
+    return [
+        {
+            **rule,
+            "pattern": expand(rule["pattern"], python),
+            "linear": expand(rule.get("prefilter", rule["pattern"]), linear),
+        }
+        for rule in data["rules"]
+    ]
+
 
 
 def fingerprint(domain: Domain) -> str:
@@ -106,14 +124,14 @@ def _lint_policy(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnostic
                 yield _diag(sf, f"/caps/{tier}/{env}", f"caps for unknown environment {env!r}")
 
 
-def _compile(pattern: str) -> str | None:
-    """Why ``pattern`` does not compile on both engines, or None."""
+def _compile(python: str, linear: str) -> str | None:
+    """Why a pattern does not compile on both engines, or None."""
     try:
-        re.compile(pattern)
+        re.compile(python, re.ASCII)
     except re.error as exc:
         return f"Python re: {exc}"
     try:
-        compile_linear(pattern)
+        compile_linear(linear)
     except PatternError as exc:
         return f"linear-time engine: {exc.detail}"
     return None
@@ -127,23 +145,28 @@ def _lint_injection(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnos
     for index, span in enumerate(data["invisible"]):
         if span["first"] > span["last"]:
             yield _diag(sf, f"/invisible/{index}", "first must not be after last")
-    problem = _compile(data["encoded"]["pattern"])
-    if problem:
-        yield _diag(sf, "/encoded/pattern", f"pattern does not compile on {problem}")
+    for key in ("pattern", "prose"):
+        problem = _compile(data["encoded"][key], data["encoded"][key])
+        if problem:
+            yield _diag(sf, f"/encoded/{key}", f"pattern does not compile on {problem}")
+    if set(data["engines"]["python"]) != set(data["engines"]["linear"]):
+        yield _diag(sf, "/engines", "both engines must spell the same macros")
+        return
     for index, rule in enumerate(data["rules"]):
         where = f"/rules/{index}/pattern"
         try:
-            pattern = expand(rule["pattern"], data["macros"])
+            python = expand(rule["pattern"], engine_macros(data, "python"))
+            linear = expand(rule.get("prefilter", rule["pattern"]), engine_macros(data, "linear"))
         except KeyError as exc:
             yield _diag(sf, where, f"rule {rule['id']}: unknown macro {{{exc.args[0]}}}")
             continue
         except ValueError as exc:
             yield _diag(sf, where, f"rule {rule['id']}: {exc}")
             continue
-        problem = _compile(pattern)
+        problem = _compile(python, linear)
         if problem:
             yield _diag(sf, where, f"rule {rule['id']}: pattern does not compile on {problem}")
-        elif re.compile(pattern).search(""):
+        elif re.compile(python, re.ASCII).search(""):
             yield _diag(sf, where, f"rule {rule['id']}: pattern matches the empty text")
 
 

@@ -52,6 +52,16 @@ class LinearPattern:
             text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
         return self._validator.isinstance_python(text)
 
+    def search_valid(self, text: str) -> bool:
+        """``search`` for a text already known to hold no lone surrogate (see ``valid_text``): many
+        patterns over one text pay for that conversion once."""
+        return self._validator.isinstance_python(text)
+
+
+def valid_text(text: str) -> str:
+    """``text`` with every lone surrogate read as U+FFFD, as ``LinearPattern.search`` reads it."""
+    return text if text.isascii() else text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
 
 @lru_cache(maxsize=256)
 def compile_linear(pattern: str) -> LinearPattern:

@@ -54,4 +54,6 @@ def answer(query: str, sources: Sequence[Source]) -> ResearchResponse:
 
 def fixed(action: str) -> ResearchResponse:
     """A response with the table's sentence for ``action`` and no research content (R-RS-6, R-RS-8)."""
-    return ResearchResponse.model_validate({"action": action, "text": SENTENCE_FOR[action], "bullets": [], "sources": []})
+    return ResearchResponse.model_validate(
+        {"action": action, "text": SENTENCE_FOR[action], "bullets": [], "sources": []}
+    )

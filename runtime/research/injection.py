@@ -24,17 +24,20 @@ from generated.research.injection import (
     BIDI_OVERRIDE,
     ENCODED,
     ENCODED_PATTERN,
+    ENCODED_PROSE,
+    ENCODED_PROSE_MIN_WORDS,
     INVISIBLE,
     MAX_ENCODED_BLOBS,
     OBFUSCATION,
     RULES,
     InjectionRule,
 )
+from safeio.regex import LinearPattern, compile_linear, valid_text
 
 BLOCK = "block"
 # Tag characters U+E0020..U+E007E spell printable ASCII (U+E0000 block, "tag" range of INVISIBLE).
 _TAG_BASE = 0xE0000
-_TAG_PRINTABLE = range(0xE0020, 0xE007F)
+_TAGS = re.compile("[\U000e0020-\U000e007e]+")
 
 
 @dataclass(frozen=True)
@@ -77,13 +80,45 @@ def _override() -> re.Pattern[str]:
 
 
 @cache
-def _rules() -> tuple[tuple[InjectionRule, re.Pattern[str]], ...]:
-    return tuple((rule, re.compile(rule.pattern)) for rule in RULES)
+def _rules() -> tuple[tuple[InjectionRule, LinearPattern, re.Pattern[str]], ...]:
+    # Each rule twice: the linear-time engine says whether it matches at all, which most text does
+    # not (one automaton per rule: all rules in one automaton is several times slower, its states
+    # multiply past the engine's cache); Python's re then finds where. The
+    # table lint compiles every rule on both; a test checks they agree on the corpora.
+    return tuple((rule, compile_linear(rule.linear), re.compile(rule.pattern, re.ASCII)) for rule in RULES)
 
 
 @cache
 def _encoded() -> re.Pattern[str]:
     return re.compile(ENCODED_PATTERN, re.IGNORECASE)  # the table spells it case-folded
+
+
+@cache
+def _prose() -> re.Pattern[str]:
+    return re.compile(ENCODED_PROSE, re.ASCII)
+
+
+def _speaks(decoded: str) -> bool:
+    """Decoded prose (enough space-separated words: not JSON, not a key) that speaks to someone."""
+    return len(decoded.split()) >= ENCODED_PROSE_MIN_WORDS and _prose().search(decoded) is not None
+
+
+@cache
+def _any_encoded() -> LinearPattern:
+    return compile_linear(f"(?i:{ENCODED_PATTERN})")
+
+
+def _visible(text: str) -> tuple[str, str, bool]:
+    """(NFKC text as displayed with the invisible characters out, what tag characters spell,
+    whether any invisible character was there). ASCII text is all three already."""
+    if text.isascii():
+        return text, "", False
+    folded = unicodedata.normalize("NFKC", text)
+    # What a reader sees: a right-to-left override shows its text reversed.
+    folded = _override().sub(lambda m: m[1][::-1], folded)
+    hidden = "".join(chr(ord(c) - _TAG_BASE) for run in _TAGS.findall(folded) for c in run)
+    cleaned, removed = _invisible().subn("", folded)
+    return cleaned, hidden, removed > 0
 
 
 def normalise(text: str) -> tuple[str, bool]:
@@ -92,19 +127,17 @@ def normalise(text: str) -> tuple[str, bool]:
     NFKC, then the invisible characters out, then case-folded; what tag characters spell is
     appended on a line of its own, so an instruction written in them is read.
     """
-    folded = unicodedata.normalize("NFKC", text)
-    # What a reader sees: a right-to-left override shows its text reversed.
-    folded = _override().sub(lambda m: m[1][::-1], folded)
-    hidden = "".join(chr(ord(c) - _TAG_BASE) for c in folded if ord(c) in _TAG_PRINTABLE)
-    cleaned, removed = _invisible().subn("", folded)
+    cleaned, hidden, removed = _visible(text)
     if hidden:
         cleaned = f"{cleaned}\n{hidden}"
-    return cleaned.casefold(), removed > 0
+    return cleaned.casefold(), removed
 
 
 def _rule_hits(text: str, offset: int = 0) -> list[Hit]:
-    hits = []
-    for rule, pattern in _rules():
+    hits: list[Hit] = []
+    for rule, linear, pattern in _rules():
+        if not linear.search_valid(text):
+            continue
         for match in pattern.finditer(text):
             hits.append(Hit(rule.id, rule.severity, offset + match.start(), offset + match.end()))
     return hits
@@ -123,20 +156,20 @@ def _decoded(blob: str) -> str | None:
 
 def scan_injection(text: str) -> Scan:
     """Scan one text with every rule of the injection table (R-RS-5)."""
-    normal, obfuscated = normalise(text)
-    hits = _rule_hits(normal)
+    source, hidden, obfuscated = _visible(valid_text(text))
+    hits = _rule_hits((f"{source}\n{hidden}" if hidden else source).casefold())
     if obfuscated:
         hits.append(Hit(OBFUSCATION[0], OBFUSCATION[1], 0, 0))
     # Base64 is case-sensitive: blobs are read from the text before case-folding (their offsets
     # are into that text).
-    source = _invisible().sub("", unicodedata.normalize("NFKC", text))
-    for count, match in enumerate(_encoded().finditer(source)):
+    blobs = _encoded().finditer(source) if _any_encoded().search_valid(source) else iter(())
+    for count, match in enumerate(blobs):
         if count >= MAX_ENCODED_BLOBS:
             break
         decoded = _decoded(source[match.start() : match.end()])
         if decoded is None:
             continue
         inner, _ = normalise(decoded)
-        if _rule_hits(inner):  # hiding an instruction in base64 is itself the tell: any rule counts
+        if _rule_hits(inner) or _speaks(inner):  # hiding a sentence in base64 is itself the tell
             hits.append(Hit(ENCODED[0], ENCODED[1], match.start(), match.end()))
     return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))

@@ -9,12 +9,13 @@ violation rather than being read, and a file over the hard size limit is one too
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from generated.phase1.errors import Phase1Error
 from generated.research import errors as E
 from generated.research.policy import RESPONSE_BYTES
+from runtime import json_text
 from runtime.phase1.pipeline import IngestedPaper, ingest_document
 from runtime.phase1.text import query_tokens
 from safeio import files
@@ -38,7 +39,10 @@ class DocsTool:
         sections: list[tuple[str, str]] = []
         for path in sorted(p for p in root.rglob("*") if p.suffix.lower() in SUFFIXES):
             relative = path.relative_to(root).as_posix()
-            real = path.resolve()
+            try:
+                real = path.resolve(strict=True)
+            except (OSError, RuntimeError):  # a dangling link or a loop: nothing to read
+                continue
             if not real.is_relative_to(self.root):
                 self.violation = E.sandbox_forbidden_path(tool=NAME, path=relative)
                 break
@@ -54,7 +58,10 @@ class DocsTool:
             sections.extend(_sections(relative, text))
         self.paper: IngestedPaper | None = None
         if sections and self.violation is None:
-            self.paper = ingest_document(NAME, sections)
+            try:
+                self.paper = ingest_document(NAME, sections)
+            except Phase1Error:  # nothing indexable (text that normalises to nothing): no sources
+                self.paper = None
 
     def search(self, query: str, limit: int) -> list[dict[str, Any]]:
         """The best ``limit`` chunks for ``query``: locator ``path#chunk_id``, the chunk's text."""
@@ -84,8 +91,8 @@ def _sections(relative: str, text: str) -> list[tuple[str, str]]:
     if not relative.lower().endswith(".json"):
         return [(relative, text)] if text.strip() else []
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = json_text.parse(text)
+    except (json_text.JsonTextError, RecursionError):  # not a paper: indexed as plain text
         return [(relative, text)] if text.strip() else []
     found = data.get("sections") if isinstance(data, dict) else None
     if not isinstance(found, list):

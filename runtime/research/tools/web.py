@@ -9,7 +9,6 @@ adapter records as VALIDATION_FAIL; a connection failure propagates as itself (I
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -17,6 +16,7 @@ import httpx
 
 from generated.research import errors as E
 from generated.research.policy import RESPONSE_BYTES
+from runtime import json_text
 
 NAME = "web"
 # How long the tool itself waits: the adapter abandons a call at its per-call deadline anyway, so
@@ -68,8 +68,9 @@ class WebTool:
             if response.status_code != 200:
                 raise E.tool_result_invalid(tool=NAME, detail=f"HTTP status {response.status_code}")
         try:
-            data = json.loads(bytes(body).decode("utf-8"))
-        except ValueError as exc:
+            # The same JSON reader as every rcs verdict: bounded nesting, no NaN, one BOM allowed.
+            data = json_text.parse(bytes(body))
+        except (json_text.JsonTextError, RecursionError) as exc:
             raise E.tool_result_invalid(tool=NAME, detail=f"not JSON ({exc.__class__.__name__})") from None
         results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list):
