@@ -157,9 +157,7 @@ def bench_filter(quick: bool) -> bool:
         for label, category in categories:
             picked = [i for i, e in enumerate(entries) if (e["label"], e["category"]) == (label, category)]
             cells = "".join(
-                f"{sum(v[i] for i in picked):>17}/{len(picked):<3} ({sum(v[i] for i in picked) / len(picked):>3.0%})"[
-                    :24
-                ].rjust(24)
+                f"{sum(v[i] for i in picked)}/{len(picked)} ({sum(v[i] for i in picked) / len(picked):.0%})".rjust(24)
                 for v in verdicts.values()
             )
             print(f"    {label + '/' + category:<32}{cells}")
