@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue
 import threading
 import time
 from collections.abc import Sequence
@@ -39,10 +40,9 @@ from generated.research.policy import (
     METADATA_VALUE_CHARS,
     TITLE_CHARS,
 )
-from generated.research.source_bundle_schema import Source
 from generated.research.stop_reasons import StopReason
 from generated.research.tool_result_schema import ToolResult
-from runtime.research.injection import Hit, scan_injection
+from runtime.research.injection import Hit, scan_many
 
 
 class Tool(Protocol):
@@ -97,7 +97,7 @@ class CallOutcome:
     outcome: str  # ok | timeout | sandbox_violation | error | invalid | injection
     condition: StopReason | None
     items: int = 0
-    sources: list[Source] = field(default_factory=list)
+    sources: list[dict[str, Any]] = field(default_factory=list)  # the Source schema's fields
     hits: list[tuple[int, Hit]] = field(default_factory=list)  # (item index, hit)
 
 
@@ -117,11 +117,10 @@ def _limits_problem(result: ToolResult, limit: int) -> str | None:
     return None
 
 
-class _Call(threading.Thread):
-    """One tool call on its own daemon thread, so that a deadline can abandon it."""
+class _Job:
+    """One tool call: run on a worker thread, watched by the adapter through ``done``."""
 
     def __init__(self, tool: Tool, query: str, limit: int) -> None:
-        super().__init__(name=f"rcs-research-{tool.name}", daemon=True)
         self.tool, self.query, self.limit = tool, query, limit
         self.done = threading.Event()
         self.result: Any = None
@@ -136,19 +135,53 @@ class _Call(threading.Thread):
             self.done.set()
 
 
+class _Worker(threading.Thread):
+    """A daemon thread that runs the calls of one session one after another, so that a deadline can
+    abandon a call. Reused while calls finish in time (starting a thread per call cost about half a
+    millisecond); after a timeout it is abandoned: it ends once the late call returns, and its
+    result is never read."""
+
+    def __init__(self) -> None:
+        super().__init__(name="rcs-research-tool", daemon=True)
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self.start()
+
+    def submit(self, job: _Job) -> None:
+        """Queue ``job``; it runs after any job before it."""
+        self._jobs.put(job)
+
+    def retire(self) -> None:
+        """Let the thread end after whatever it is running."""
+        self._jobs.put(None)
+
+    def run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            job.run()
+
+
 class Adapter:
     """Calls tools for one session: deadlines, validation, source ids, the injection scan."""
 
     def __init__(self, tools: Sequence[Tool], clock: Clock) -> None:
         self.tools = {tool.name: tool for tool in tools}
         self.clock = clock
+        self._worker: _Worker | None = None
+
+    def close(self) -> None:
+        """End the worker thread (after any call still running)."""
+        if self._worker is not None:
+            self._worker.retire()
+            self._worker = None
 
     def call(self, name: str, query: str, limit: int, timeout_s: float) -> CallOutcome:
         """Call tool ``name`` once under a ``timeout_s`` deadline and judge what it returned."""
-        worker = _Call(self.tools[name], query, limit)
-        worker.start()
+        if self._worker is None:
+            self._worker = _Worker()
+        worker = _Job(self.tools[name], query, limit)
+        self._worker.submit(worker)
         if not self.clock.wait(worker.done, timeout_s):
-            return CallOutcome("timeout", StopReason.TIMEOUT)  # abandoned: a late result is never read
+            self.close()  # abandoned: the late result is never read, the thread never reused
+            return CallOutcome("timeout", StopReason.TIMEOUT)
         if isinstance(worker.error, SandboxViolationError):
             return CallOutcome("sandbox_violation", StopReason.SANDBOX_VIOLATION)
         if isinstance(worker.error, ToolResultError):
@@ -167,22 +200,25 @@ class Adapter:
 
     def _accept(self, name: str, result: ToolResult) -> CallOutcome:
         outcome = CallOutcome("ok", None, items=len(result.items))
-        for index, item in enumerate(result.items):
-            title = item.title if isinstance(item.title, str) else ""
-            scan = scan_injection(f"{title}\n{item.content}" if title else item.content)
+        titles = [item.title if isinstance(item.title, str) else "" for item in result.items]
+        scans = scan_many(
+            [f"{t}\n{item.content}" if t else item.content for t, item in zip(titles, result.items, strict=True)]
+        )
+        for index, (item, title, scan) in enumerate(zip(result.items, titles, scans, strict=True)):
             outcome.hits.extend((index, hit) for hit in scan.hits)
             metadata = item.metadata if isinstance(item.metadata, dict) else {}
+            # Plain data: only the sources a bundle keeps become models (SourceBundle, once a session).
             outcome.sources.append(
-                Source(
-                    source_id=source_id(name, item.locator, item.content),
-                    tool=name,
-                    locator=item.locator,
-                    title=title,
-                    content=item.content,
-                    metadata=dict(metadata),
-                    injection_risk_flag=bool(scan.flags),
-                    flags=list(scan.flags),
-                )
+                {
+                    "source_id": source_id(name, item.locator, item.content),
+                    "tool": name,
+                    "locator": item.locator,
+                    "title": title,
+                    "content": item.content,
+                    "metadata": dict(metadata),
+                    "injection_risk_flag": bool(scan.flags),
+                    "flags": list(scan.flags),
+                }
             )
             if scan.blocked:
                 outcome.outcome, outcome.condition = "injection", StopReason.INJECTION_DETECTED

@@ -16,6 +16,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from generated.research.contract import CONTRACT_VERSION
 from generated.research.policy import (
@@ -83,7 +84,7 @@ class _Session:
         self.conditions: set[StopReason] = set()
         self.calls: list[dict[str, object]] = []
         self.hits: list[dict[str, object]] = []
-        self.sources: list[Source] = []
+        self.sources: list[dict[str, Any]] = []
         self.budget_used = 0
         self.granted = False
 
@@ -159,13 +160,13 @@ class _Session:
             self.sources.extend(outcome.sources)
 
 
-def _bundle(sources: Sequence[Source]) -> tuple[list[Source], int]:
+def _bundle(sources: Sequence[dict[str, Any]]) -> tuple[list[Source], int]:
     """Deduplicated by id, sorted by (tool order, locator, id), then cut to the caps (R-RS-7)."""
     order = {tool: i for i, tool in enumerate(TOOLS)}
-    unique = {s.source_id: s for s in sources}
-    ranked = sorted(unique.values(), key=lambda s: (order.get(s.tool, len(order)), s.locator, s.source_id))
-    kept = ranked[:BUNDLE_SOURCES]
-    return kept, len(sources) - len(kept)
+    unique = {s["source_id"]: s for s in sources}
+    ranked = sorted(unique.values(), key=lambda s: (order.get(s["tool"], len(order)), s["locator"], s["source_id"]))
+    kept = SourceBundle.model_validate({"contract_version": CONTRACT_VERSION, "sources": ranked[:BUNDLE_SOURCES]})
+    return list(kept.sources), len(sources) - len(kept.sources)
 
 
 def run_research(
@@ -180,7 +181,10 @@ def run_research(
     kept: list[Source] = []
     dropped = 0
     try:
-        session.run()
+        try:
+            session.run()
+        finally:
+            session.adapter.close()
         kept, dropped = _bundle(session.sources)
         if session.granted and not kept:  # "after all tool calls complete (or are aborted)" (§6.1)
             session.conditions.add(StopReason.NO_SOURCE)

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generated.research.injection import RULES
-from runtime.research.injection import normalise, scan_injection
+from runtime.research.injection import normalise, scan_injection, scan_many
 from safeio.regex import compile_linear
 
 HERE = Path(__file__).parent
@@ -132,3 +132,12 @@ def test_override_phrasings_with_words_between(
 ) -> None:
     text = f"{lead}{verb.capitalize()} {' '.join(between)} {qualifier} {noun}.".replace("  ", " ")
     assert scan_injection(text).blocked, text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_scanning_many_at_once_is_scanning_each(data: st.DataObject) -> None:
+    """scan_many (what the adapter uses) gives exactly scan_injection's verdict for every text."""
+    pool = [e["text"] for e in entries("injection_corpus.yaml")[::7]]
+    texts = data.draw(st.lists(st.one_of(st.sampled_from(pool), st.text(max_size=200)), max_size=12))
+    assert scan_many(texts) == [scan_injection(t) for t in texts]
