@@ -60,17 +60,30 @@ def engine_macros(data: Mapping[str, Any], engine: str) -> dict[str, str]:
 
 def expanded_rules(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The injection rules with their patterns expanded for each engine (what the generated table
-    holds): ``pattern`` for Python's re (compiled with re.ASCII), ``linear`` for the linear engine."""
+    holds): ``pattern`` for Python's re (compiled with re.ASCII) and ``linear`` for the linear
+    engine; a co-occurrence rule has ``first`` and ``then`` (each for both engines) instead."""
     python, linear = engine_macros(data, "python"), engine_macros(data, "linear")
-    return [
-        {
-            **rule,
-            "pattern": expand(rule["pattern"], python),
-            "linear": expand(rule.get("prefilter", rule["pattern"]), linear),
-        }
-        for rule in data["rules"]
-    ]
-
+    out = []
+    for rule in data["rules"]:
+        entry = {**rule, "pattern": "", "linear": "", "first": "", "then": "", "first_linear": "", "then_linear": ""}
+        entry.update(window=0, either_order=False)
+        if "cooccur" in rule:
+            pair = rule["cooccur"]
+            entry.update(
+                first=expand(pair["first"], python),
+                then=expand(pair["then"], python),
+                first_linear=expand(pair["first"], linear),
+                then_linear=expand(pair["then"], linear),
+                window=pair["window"],
+                either_order=bool(pair.get("either_order", False)),
+            )
+        else:
+            entry.update(
+                pattern=expand(rule["pattern"], python),
+                linear=expand(rule.get("prefilter", rule["pattern"]), linear),
+            )
+        out.append(entry)
+    return out
 
 
 def fingerprint(domain: Domain) -> str:
@@ -153,21 +166,27 @@ def _lint_injection(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnos
         yield _diag(sf, "/engines", "both engines must spell the same macros")
         return
     for index, rule in enumerate(data["rules"]):
-        where = f"/rules/{index}/pattern"
-        try:
-            python = expand(rule["pattern"], engine_macros(data, "python"))
-            linear = expand(rule.get("prefilter", rule["pattern"]), engine_macros(data, "linear"))
-        except KeyError as exc:
-            yield _diag(sf, where, f"rule {rule['id']}: unknown macro {{{exc.args[0]}}}")
-            continue
-        except ValueError as exc:
-            yield _diag(sf, where, f"rule {rule['id']}: {exc}")
-            continue
-        problem = _compile(python, linear)
-        if problem:
-            yield _diag(sf, where, f"rule {rule['id']}: pattern does not compile on {problem}")
-        elif re.compile(python, re.ASCII).search(""):
-            yield _diag(sf, where, f"rule {rule['id']}: pattern matches the empty text")
+        parts = (
+            [("pattern", rule["pattern"], rule.get("prefilter", rule["pattern"]))]
+            if "pattern" in rule
+            else [(f"cooccur/{k}", rule["cooccur"][k], rule["cooccur"][k]) for k in ("first", "then")]
+        )
+        for key, source, prefilter in parts:
+            where = f"/rules/{index}/{key}"
+            try:
+                python = expand(source, engine_macros(data, "python"))
+                linear = expand(prefilter, engine_macros(data, "linear"))
+            except KeyError as exc:
+                yield _diag(sf, where, f"rule {rule['id']}: unknown macro {{{exc.args[0]}}}")
+                continue
+            except ValueError as exc:
+                yield _diag(sf, where, f"rule {rule['id']}: {exc}")
+                continue
+            problem = _compile(python, linear)
+            if problem:
+                yield _diag(sf, where, f"rule {rule['id']}: pattern does not compile on {problem}")
+            elif re.compile(python, re.ASCII).search(""):
+                yield _diag(sf, where, f"rule {rule['id']}: pattern matches the empty text")
 
 
 def lint_domain(domain: Domain) -> Iterator[Diagnostic]:

@@ -41,7 +41,7 @@ from generated.research.policy import (
     TITLE_CHARS,
 )
 from generated.research.stop_reasons import StopReason
-from generated.research.tool_result_schema import ToolResult
+from generated.research.tool_result_schema import ToolItem, ToolResult
 from runtime.research.injection import Hit, scan_many
 
 
@@ -115,6 +115,12 @@ def _limits_problem(result: ToolResult, limit: int) -> str | None:
         if any(len(str(v)) > METADATA_VALUE_CHARS or len(k) > METADATA_VALUE_CHARS for k, v in metadata.items()):
             return "a metadata value is too long"
     return None
+
+
+def _scanned(title: str, item: ToolItem) -> str:
+    """The text the injection filter reads for one item."""
+    metadata = item.metadata if isinstance(item.metadata, dict) else {}
+    return "\n".join([title, item.locator, item.content, *(f"{k} {v}" for k, v in sorted(metadata.items()))])
 
 
 class _Job:
@@ -201,9 +207,9 @@ class Adapter:
     def _accept(self, name: str, result: ToolResult) -> CallOutcome:
         outcome = CallOutcome("ok", None, items=len(result.items))
         titles = [item.title if isinstance(item.title, str) else "" for item in result.items]
-        scans = scan_many(
-            [f"{t}\n{item.content}" if t else item.content for t, item in zip(titles, result.items, strict=True)]
-        )
+        # Everything a tool returned is scanned (§3.4): title, locator, text and metadata values,
+        # one per line; offsets are into that text.
+        scans = scan_many([_scanned(t, item) for t, item in zip(titles, result.items, strict=True)])
         for index, (item, title, scan) in enumerate(zip(result.items, titles, scans, strict=True)):
             outcome.hits.extend((index, hit) for hit in scan.hits)
             metadata = item.metadata if isinstance(item.metadata, dict) else {}

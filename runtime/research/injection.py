@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -79,13 +80,59 @@ def _override() -> re.Pattern[str]:
     return re.compile(f"{start}([^{end}]*)(?:{end}|$)")
 
 
+@dataclass(frozen=True)
+class _Compiled:
+    """A rule ready to run: the linear-engine checks that must all pass, then re's patterns."""
+
+    rule: InjectionRule
+    gates: tuple[LinearPattern, ...]
+    pattern: re.Pattern[str] | None  # a plain rule
+    first: re.Pattern[str] | None  # a co-occurrence rule
+    then: re.Pattern[str] | None
+
+
 @cache
-def _rules() -> tuple[tuple[InjectionRule, LinearPattern, re.Pattern[str]], ...]:
-    # Each rule twice: the linear-time engine says whether it matches at all, which most text does
-    # not (one automaton per rule: all rules in one automaton is several times slower, its states
-    # multiply past the engine's cache); Python's re then finds where. The
-    # table lint compiles every rule on both; a test checks they agree on the corpora.
-    return tuple((rule, compile_linear(rule.linear), re.compile(rule.pattern, re.ASCII)) for rule in RULES)
+def _rules() -> tuple[_Compiled, ...]:
+    # Each rule twice: the linear-time engine says whether it can match at all, which most text
+    # does not; Python's re then finds where. A co-occurrence rule is two patterns and a sentence
+    # window, paired in code: a regex spanning the window backtracks quadratically on text made of
+    # the first pattern repeated. The table lint compiles every pattern on both engines; a test
+    # checks on the corpora that the linear engine never misses what re finds.
+    compiled = []
+    for rule in RULES:
+        if rule.pattern:
+            compiled.append(
+                _Compiled(rule, (compile_linear(rule.linear),), re.compile(rule.pattern, re.ASCII), None, None)
+            )
+        else:
+            gates = (compile_linear(rule.first_linear), compile_linear(rule.then_linear))
+            first, then = re.compile(rule.first, re.ASCII), re.compile(rule.then, re.ASCII)
+            compiled.append(_Compiled(rule, gates, None, first, then))
+    return tuple(compiled)
+
+
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
+def _pairs(
+    text: str, first: re.Pattern[str], then: re.Pattern[str], window: int, breaks: list[int]
+) -> list[tuple[int, int]]:
+    """Spans from a ``first`` match to the nearest ``then`` match that starts at most ``window``
+    characters after it ends, with no sentence end between: linear in the matches (bisection)."""
+    starts = [(m.start(), m.end()) for m in then.finditer(text)]
+    if not starts:
+        return []
+    keys = [s for s, _ in starts]
+    spans = []
+    for match in first.finditer(text):
+        index = bisect.bisect_left(keys, match.end())
+        if index == len(keys):
+            continue
+        start, end = starts[index]
+        same_sentence = bisect.bisect_left(breaks, match.end()) == bisect.bisect_left(breaks, start)
+        if start - match.end() <= window and same_sentence:
+            spans.append((match.start(), end))
+    return spans
 
 
 @cache
@@ -136,13 +183,23 @@ def normalise(text: str) -> tuple[str, bool]:
 def _rule_hits(text: str, candidates: frozenset[str] | None = None) -> list[Hit]:
     """Every rule hit in ``text``; with ``candidates``, only those rules can match (see scan_many)."""
     hits: list[Hit] = []
-    for rule, linear, pattern in _rules():
+    breaks: list[int] | None = None
+    for compiled in _rules():
+        rule = compiled.rule
         if candidates is not None and rule.id not in candidates:
             continue
-        if not linear.search_valid(text):
+        if not all(gate.search_valid(text) for gate in compiled.gates):
             continue
-        for match in pattern.finditer(text):
-            hits.append(Hit(rule.id, rule.severity, match.start(), match.end()))
+        if compiled.pattern is not None:
+            hits.extend(Hit(rule.id, rule.severity, m.start(), m.end()) for m in compiled.pattern.finditer(text))
+            continue
+        assert compiled.first is not None and compiled.then is not None
+        if breaks is None:
+            breaks = [m.start() for m in _SENTENCE_END.finditer(text)]
+        spans = _pairs(text, compiled.first, compiled.then, rule.window, breaks)
+        if rule.either_order:
+            spans += _pairs(text, compiled.then, compiled.first, rule.window, breaks)
+        hits.extend(Hit(rule.id, rule.severity, start, end) for start, end in spans)
     return hits
 
 
@@ -192,5 +249,5 @@ def scan_many(texts: list[str]) -> list[Scan]:
     """
     parts = [_visible(valid_text(text)) for text in texts]
     joined = "\n".join((f"{s}\n{h}" if h else s).casefold() for s, h, _ in parts)
-    candidates = frozenset(rule.id for rule, linear, _ in _rules() if linear.search_valid(joined))
+    candidates = frozenset(c.rule.id for c in _rules() if all(g.search_valid(joined) for g in c.gates))
     return [_scan(source, hidden, obfuscated, candidates) for source, hidden, obfuscated in parts]

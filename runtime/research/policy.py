@@ -48,7 +48,8 @@ def route(request: ResearchRequest, enabled: bool = True) -> Grant:
     priority order, not the order of these checks, decides between them."""
     refusals: set[StopReason] = set()
     tier = TIERS.get(request.tier)
-    if tier is None or not tier.research:
+    # ENTITLEMENT_CAP is "tier FREE and research requested" (§4.1): a baseline request is only refused.
+    if (tier is None or not tier.research) and request.requested_mode == RESEARCH_MODE:
         refusals.add(StopReason.ENTITLEMENT_CAP)
     if not enabled or request.requested_mode != RESEARCH_MODE or not ENVIRONMENTS.get(request.env, False):
         refusals.add(StopReason.POLICY_DISABLED)

@@ -24,6 +24,7 @@ from generated.research.policy import (
     CLAUSE_SEPARATORS,
     ENVIRONMENTS,
     MAX_CLAUSES,
+    RATE_WINDOW_MS,
     TIERS,
     TOOL_COST,
     TOOLS,
@@ -36,9 +37,8 @@ from generated.research.telemetry_schema import ResearchTelemetry
 from runtime.research import answer as answers
 from runtime.research.adapter import Adapter, CallOutcome, Clock, SystemClock, Tool, query_digest
 from runtime.research.policy import route
-from runtime.research.stop import action_of, in_priority_order, resolve_stop_reason
+from runtime.research.stop import SUCCESS, action_of, in_priority_order, resolve_stop_reason
 
-RATE_WINDOW_S = 60.0  # "per minute" (§2.9)
 UNKNOWN_CODE = "UNKNOWN"  # how telemetry names a tier or environment the table does not know
 
 
@@ -101,6 +101,14 @@ class _Session:
             for tool in TOOLS
             if tool in grant.tools and tool in self.adapter.tools
         ]
+        # The plan is known before the first call: one that cannot fit the caps makes none (R-RS-3;
+        # calling tools whose results a certain downgrade would discard helps nobody).
+        if len(plan) > caps.max_tool_calls_total or sum(TOOL_COST[t] for _, t in plan) > caps.budget_units_clamp:
+            self.conditions.add(StopReason.BUDGET_EXHAUSTED)
+        if len(plan) > caps.max_tool_calls_per_minute and caps.total_research_timeout_ms <= RATE_WINDOW_MS:
+            self.conditions.add(StopReason.RATE_LIMITED)  # every call would start inside one window
+        if self.conditions:
+            return
         started: list[float] = []
         for clause, tool in plan:
             now = self.clock.now()
@@ -109,7 +117,7 @@ class _Session:
                 self.conditions.add(StopReason.TIMEOUT)
             if len(started) >= caps.max_tool_calls_total:
                 self.conditions.add(StopReason.BUDGET_EXHAUSTED)
-            if sum(1 for t in started if now - t < RATE_WINDOW_S) + 1 > caps.max_tool_calls_per_minute:
+            if sum(1 for t in started if (now - t) * 1000 < RATE_WINDOW_MS) + 1 > caps.max_tool_calls_per_minute:
                 self.conditions.add(StopReason.RATE_LIMITED)
             if TOOL_COST[tool] > caps.budget_units_clamp - self.budget_used:
                 self.conditions.add(StopReason.BUDGET_EXHAUSTED)
@@ -124,6 +132,9 @@ class _Session:
             if outcome.condition is not None:
                 self.conditions.add(outcome.condition)
                 return  # abort at once (§3.6)
+        # Checking what the last call returned (the injection scan) is session time too.
+        if (self.clock.now() - self.start) * 1000 > caps.total_research_timeout_ms:
+            self.conditions.add(StopReason.TIMEOUT)
 
     @staticmethod
     def _limit() -> int:
@@ -161,12 +172,22 @@ class _Session:
 
 
 def _bundle(sources: Sequence[dict[str, Any]]) -> tuple[list[Source], int]:
-    """Deduplicated by id, sorted by (tool order, locator, id), then cut to the caps (R-RS-7)."""
+    """Deduplicated by id, sorted by (tool order, locator, id), then cut to the caps (R-RS-7).
+
+    Copies of one source (same tool, locator and content) merge whatever order they came in: the
+    flags of all of them, and the title and metadata that sort first.
+    """
     order = {tool: i for i, tool in enumerate(TOOLS)}
-    unique = {s["source_id"]: s for s in sources}
-    ranked = sorted(unique.values(), key=lambda s: (order.get(s["tool"], len(order)), s["locator"], s["source_id"]))
-    kept = SourceBundle.model_validate({"contract_version": CONTRACT_VERSION, "sources": ranked[:BUNDLE_SOURCES]})
-    return list(kept.sources), len(sources) - len(kept.sources)
+    merged: dict[str, dict[str, Any]] = {}
+    for source in sorted(
+        sources, key=lambda s: (s["source_id"], s["title"], json.dumps(s["metadata"], sort_keys=True))
+    ):
+        kept = merged.setdefault(source["source_id"], dict(source))
+        kept["flags"] = sorted(set(kept["flags"]) | set(source["flags"]))
+        kept["injection_risk_flag"] = bool(kept["flags"])
+    ranked = sorted(merged.values(), key=lambda s: (order.get(s["tool"], len(order)), s["locator"], s["source_id"]))
+    bundle = SourceBundle.model_validate({"contract_version": CONTRACT_VERSION, "sources": ranked[:BUNDLE_SOURCES]})
+    return list(bundle.sources), len(sources) - len(bundle.sources)
 
 
 def run_research(
@@ -190,7 +211,9 @@ def run_research(
             session.conditions.add(StopReason.NO_SOURCE)
         reason = resolve_stop_reason(session.conditions)
         action = action_of(reason, request.already_clarified)
-        response = answers.answer(request.query, kept) if action == "ANSWER" else answers.fixed(action)
+        response = answers.answer(request.query, kept) if reason is SUCCESS else answers.fixed(action)
+        if reason is not SUCCESS:
+            kept = []  # a downgrade carries no research content (§3.6), the bundle included
     except Exception:  # a bug in rcs still ends through the resolver, fail closed (§3.6)
         session.conditions.add(StopReason.INTERNAL_INCONSISTENCY)
         reason = resolve_stop_reason(session.conditions)

@@ -143,14 +143,14 @@ SCENARIOS: dict[str, Scenario] = {
         calls=0,
         extra={"budget_units_used": 0},
     ),
-    # Enough budget for the first clause's call only.
+    # Enough budget for the first clause's call only: the plan cannot fit, so no call is made.
     "budget_units_second_call": Scenario(
         request(query=TWO_CLAUSES, caps={"budget_units_clamp": 2 * COST["docs"] - 1}),
         "bm25",
         "BUDGET_EXHAUSTED",
         ["BUDGET_EXHAUSTED"],
-        calls=1,
-        extra={"budget_units_used": COST["docs"]},
+        calls=0,
+        extra={"budget_units_used": 0},
     ),
     # The total-calls cap is BUDGET_EXHAUSTED too.
     "budget_calls": Scenario(
@@ -158,9 +158,10 @@ SCENARIOS: dict[str, Scenario] = {
         "bm25",
         "BUDGET_EXHAUSTED",
         ["BUDGET_EXHAUSTED"],
-        calls=1,
+        calls=0,
     ),
-    # A request may lower a cap, never raise it: asking for 1000 calls still stops at the tier's cap.
+    # A request may lower a cap, never raise it: asking for 1000 calls still meets the tier's cap
+    # (a plan over the cap makes no call at all).
     "caps_not_raised": Scenario(
         request(
             query=";".join(f"BM25 term frequency {i}" for i in range(PRO_PROD["max_tool_calls_total"] + 1)),
@@ -169,21 +170,21 @@ SCENARIOS: dict[str, Scenario] = {
         "bm25",
         "BUDGET_EXHAUSTED",
         ["BUDGET_EXHAUSTED"],
-        calls=PRO_PROD["max_tool_calls_total"],
+        calls=0,
     ),
     "rate": Scenario(
         request(query=TWO_CLAUSES, caps={"max_tool_calls_per_minute": 1}),
         "bm25",
         "RATE_LIMITED",
         ["RATE_LIMITED"],
-        calls=1,
+        calls=0,
     ),
     "rate_and_budget": Scenario(
         request(query=TWO_CLAUSES, caps={"max_tool_calls_per_minute": 1, "max_tool_calls_total": 1}),
         "bm25",
         "RATE_LIMITED",
         ["RATE_LIMITED", "BUDGET_EXHAUSTED"],
-        calls=1,
+        calls=0,
     ),
     # R-RS-6: nothing found is NO_SOURCE, every call having succeeded.
     "no_source_empty": Scenario(request(), "empty", "NO_SOURCE", ["NO_SOURCE"], calls=2),
@@ -502,7 +503,8 @@ def test_injection_is_recorded_as_rule_ids_and_offsets(world: World) -> None:
     known = {r["id"] for r in injection_rules["rules"]}
     assert {h["rule"] for h in hits} <= known
     assert "OVERRIDE_PRIOR" in {h["rule"] for h in hits}
-    scanned = len("bm25.md\n" + INJECTED_MD)  # the source's title, then its text
+    # The filter reads the title, the locator (path#chunk id), the text and the metadata lines.
+    scanned = len("bm25.md\n" + "bm25.md#" + "0" * 16 + "\n" + INJECTED_MD + "\nchunk_id " + "0" * 16 + "\nrank 1")
     for hit in hits:
         assert 0 <= hit["start"] <= hit["end"] <= scanned
         assert hit["call"] == 0

@@ -204,20 +204,29 @@ def test_budget_units_and_the_total_calls_cap() -> None:
     assert r.stop_reason is StopReason.BUDGET_EXHAUSTED and r.telemetry.calls == []
     tool = FakeTool("docs", [item(1)])
     r = run_research(request("a; b", caps={"max_tool_calls_total": 1}), [tool], clock=ManualClock())
-    assert r.stop_reason is StopReason.BUDGET_EXHAUSTED and tool.queries == ["a"]
+    assert r.stop_reason is StopReason.BUDGET_EXHAUSTED and tool.queries == []  # the plan cannot fit: no call
 
 
-def test_rate_window_and_several_conditions_at_once() -> None:
+def test_a_plan_that_cannot_fit_makes_no_call_and_says_why() -> None:
+    """The plan is fixed before the first call: more calls than the rate allows in one session
+    window, or than the total cap, end research before any tool runs; several at once, §5 picks."""
     tool = FakeTool("docs", [item(1)])
     r = run_research(request("a; b", caps={"max_tool_calls_per_minute": 1}), [tool], clock=ManualClock())
-    assert r.stop_reason is StopReason.RATE_LIMITED and tool.queries == ["a"]
-    # Timeout, budget and rate all at once: RATE_LIMITED is first in §5.
-    clock = ManualClock()
-    tool = FakeTool("docs", [item(1)], clock=clock, advance=20)
+    assert r.stop_reason is StopReason.RATE_LIMITED and tool.queries == []
     caps = {"max_tool_calls_per_minute": 1, "max_tool_calls_total": 1}
-    r = run_research(request("a; b", caps=caps), [tool], clock=clock)
-    assert r.telemetry.conditions == ["RATE_LIMITED", "BUDGET_EXHAUSTED", "TIMEOUT"]
-    assert r.stop_reason is StopReason.RATE_LIMITED
+    r = run_research(request("a; b", caps=caps), [tool], clock=ManualClock())
+    # NO_SOURCE too (§6.1: the bundle is empty after the calls were aborted); it never decides.
+    assert r.telemetry.conditions == ["RATE_LIMITED", "BUDGET_EXHAUSTED", "NO_SOURCE"]
+    assert r.stop_reason is StopReason.RATE_LIMITED and tool.queries == []
+
+
+def test_time_spent_after_the_last_call_still_counts() -> None:
+    """A last call (and the scan of what it returned) that ends past the session cap is TIMEOUT."""
+    clock = ManualClock()
+    tool = FakeTool("docs", [item(1)], clock=clock, advance=PRO.total_research_timeout_ms / 1000 + 1)
+    r = run_research(request("a"), [tool], clock=clock)
+    assert r.stop_reason is StopReason.TIMEOUT and r.response.action == "BASELINE"
+    assert r.bundle.sources == []  # a downgrade carries no research content
 
 
 def test_router_refusals_run_no_tool() -> None:

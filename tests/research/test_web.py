@@ -471,11 +471,12 @@ def test_plan_calls_docs_then_web_for_each_clause(ran: dict[str, Ran]) -> None:
 
 
 def test_budget_counts_each_tools_cost(ran: dict[str, Ran]) -> None:
-    """Budget for the docs call but not the web one: the web call is never made (R-RS-3)."""
+    """Budget for the docs call but not the web one: the plan cannot fit, so no call is made at all
+    (R-RS-3; the plan is fixed before the first call)."""
     telemetry = assert_response(ran["budget"].outcome, "BUDGET_EXHAUSTED", "BASELINE")
-    assert [c["tool"] for c in telemetry["calls"]] == ["docs"]
+    assert telemetry["calls"] == []
     assert server_of(ran["budget"]).seen == []
-    assert telemetry["budget_units_used"] == COST["docs"]
+    assert telemetry["budget_units_used"] == 0
 
 
 # --- a slow answer: TIMEOUT, cut short ------------------------------------------------------------------
@@ -542,13 +543,15 @@ def test_injected_result_is_detected_and_never_recorded(ran: dict[str, Ran]) -> 
     assert any(h["severity"] == "block" for h in hits)
     override = [h for h in hits if h["rule"] == "OVERRIDE_PRIOR"]
     assert override, hits
-    # Offsets into the normalised text of the injected item (no title: its content, case-folded).
+    # Offsets into the normalised text the filter reads for the injected item: its title (none),
+    # its locator and its content, one per line, case-folded (SPEC 12.4).
     assert all(h["call"] == 0 and h["item"] == 1 for h in hits)
+    scanned = "\n".join(["", "https://evil.example/page", INJECTED_CONTENT]).casefold()
     # The matched span holds the order (a rule may take a little context with it), and nothing more than the text.
     phrase = "ignore all previous instructions"
-    start = INJECTED_CONTENT.casefold().index(phrase)
-    assert override[0]["start"] <= start < start + len(phrase) <= override[0]["end"] <= len(INJECTED_CONTENT)
-    assert all(0 <= h["start"] <= h["end"] <= len(INJECTED_CONTENT) for h in hits)
+    start = scanned.index(phrase)
+    assert override[0]["start"] <= start < start + len(phrase) <= override[0]["end"] <= len(scanned)
+    assert all(0 <= h["start"] <= h["end"] <= len(scanned) for h in hits)
     raw = outcome.telemetry_path.read_text(encoding="utf-8")
     assert INJECTION not in raw
     assert INJECTION.casefold() not in raw.casefold()

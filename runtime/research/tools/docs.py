@@ -1,27 +1,45 @@
 """The ``docs`` tool: BM25 search over a local folder of ``.txt``, ``.md`` and ``.json`` papers.
 
-The folder is read and indexed once, when the tool is made, with the Phase 1 chunker and index, so
-a team can research its own papers offline. Each file is a section labelled by its path (a Phase 1
-paper in ``.json`` gives one section per paper section, ``path#label``). The sandbox: the tool reads
-only inside its folder; a file that resolves outside it (a symlink out) makes every call a sandbox
-violation rather than being read, and a file over the hard size limit is one too.
+The folder is read and indexed with the Phase 1 chunker and index on the first call, inside that
+call's deadline, and kept for the calls after it (a tool made for a request research refuses reads
+nothing). Each file is a section labelled by its path (a Phase 1 paper in ``.json`` gives one
+section per paper section, ``path#label``). The sandbox: the tool reads only inside its folder; a
+file that resolves outside it (a symlink out), a file over the hard size limit, or a folder over
+the table's total makes the call a sandbox violation rather than being read. Dangling links, link
+loops, special files and names that are not UTF-8 are skipped. A folder the Phase 1 index refuses
+(two chunks with one id) is an unreadable result, never an empty one (R-RS-4).
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
+from generated.phase1.errors import ErrorCode as Phase1Code
 from generated.phase1.errors import Phase1Error
 from generated.research import errors as E
-from generated.research.policy import RESPONSE_BYTES
+from generated.research.policy import DOCS_TOTAL_BYTES, RESPONSE_BYTES, TITLE_CHARS
 from runtime import json_text
-from runtime.phase1.pipeline import IngestedPaper, ingest_document
+from runtime.phase1.pipeline import IngestedPaper, ingest_document, retrieve
 from runtime.phase1.text import query_tokens
 from safeio import files
 
 SUFFIXES = (".txt", ".md", ".json")
 NAME = "docs"
+
+
+def _walk(root: Path) -> list[Path]:
+    """Every candidate file under ``root``, sorted, without recursion (a deep tree cannot overflow
+    the stack) and without following directory links."""
+    found = []
+    for directory, subdirectories, names in os.walk(root, followlinks=False):
+        subdirectories.sort()
+        for name in names:
+            if Path(name).suffix.lower() in SUFFIXES:
+                found.append(Path(directory) / name)
+    return sorted(found)
 
 
 class DocsTool:
@@ -35,42 +53,68 @@ class DocsTool:
             raise E.docs_not_a_directory(path=str(folder))
         self.root = root.resolve()
         self.max_bytes = max_bytes
-        self.violation: Exception | None = None
+        self._lock = threading.Lock()
+        self._built = False
+        self._failure: Exception | None = None
+        self.paper: IngestedPaper | None = None
+
+    def _build(self) -> None:
         sections: list[tuple[str, str]] = []
-        for path in sorted(p for p in root.rglob("*") if p.suffix.lower() in SUFFIXES):
-            relative = path.relative_to(root).as_posix()
+        labels: set[str] = set()
+        total = 0
+        for path in _walk(self.root):
+            relative = path.relative_to(self.root).as_posix()
             try:
+                relative.encode("utf-8")
                 real = path.resolve(strict=True)
-            except (OSError, RuntimeError):  # a dangling link or a loop: nothing to read
+            except (OSError, RuntimeError, UnicodeError):  # dangling, a loop, or not a UTF-8 name
                 continue
             if not real.is_relative_to(self.root):
-                self.violation = E.sandbox_forbidden_path(tool=NAME, path=relative)
-                break
+                raise E.sandbox_forbidden_path(tool=NAME, path=relative)
             if not real.is_file():
                 continue
             try:
-                raw = files.read_bytes(real, max_bytes, relative)
+                raw = files.read_bytes(real, self.max_bytes, relative)
             except files.TooLarge:
-                self.violation = E.sandbox_output_too_large(tool=NAME, limit=max_bytes)
-                break
+                raise E.sandbox_output_too_large(tool=NAME, limit=self.max_bytes) from None
+            except OSError:
+                continue
+            total += len(raw)
+            if total > DOCS_TOTAL_BYTES:
+                raise E.sandbox_output_too_large(tool=NAME, limit=DOCS_TOTAL_BYTES)
             # Others' files: undecodable bytes become U+FFFD rather than losing the file.
             text = files.without_bom(raw).decode("utf-8", "replace")
-            sections.extend(_sections(relative, text))
-        self.paper: IngestedPaper | None = None
-        if sections and self.violation is None:
+            for label, body in _sections(relative, text):
+                # Phase 1 compares labels case-folded; two files may differ only in case.
+                unique, n = label, 2
+                while unique.casefold() in labels:
+                    unique, n = f"{label} ({n})", n + 1
+                labels.add(unique.casefold())
+                sections.append((unique, body))
+        if sections:
             try:
                 self.paper = ingest_document(NAME, sections)
-            except Phase1Error:  # nothing indexable (text that normalises to nothing): no sources
-                self.paper = None
+            except Phase1Error as exc:
+                if exc.code != Phase1Code.EMPTY_PAPER:  # text that normalises to nothing has no sources
+                    raise E.tool_result_invalid(tool=NAME, detail=str(exc)) from None
+
+    def _ready(self) -> None:
+        """Index the folder once (a call abandoned at its deadline may finish it for the next)."""
+        with self._lock:
+            if not self._built:
+                try:
+                    self._build()
+                except E.ResearchError as exc:
+                    self._failure = exc
+                self._built = True
+        if self._failure is not None:
+            raise self._failure
 
     def search(self, query: str, limit: int) -> list[dict[str, Any]]:
         """The best ``limit`` chunks for ``query``: locator ``path#chunk_id``, the chunk's text."""
-        if self.violation is not None:
-            raise self.violation
+        self._ready()
         if self.paper is None or not query_tokens(query):
             return []
-        from runtime.phase1.pipeline import retrieve
-
         chunks = {c.chunk_id: c for c in self.paper.chunks}
         items = []
         for hit in retrieve(query, self.paper, limit).hits:
@@ -78,7 +122,7 @@ class DocsTool:
             items.append(
                 {
                     "locator": f"{chunk.section.split('#', 1)[0]}#{chunk.chunk_id}",
-                    "title": chunk.section,
+                    "title": chunk.section[:TITLE_CHARS],
                     "content": chunk.text,
                     "metadata": {"chunk_id": chunk.chunk_id, "rank": hit.rank},
                 }

@@ -15,13 +15,14 @@ from urllib.parse import urlsplit
 import httpx
 
 from generated.research import errors as E
-from generated.research.policy import RESPONSE_BYTES
+from generated.research.policy import CAPS, RESPONSE_BYTES
 from runtime import json_text
 
 NAME = "web"
-# How long the tool itself waits: the adapter abandons a call at its per-call deadline anyway, so
-# this only bounds the thread it leaves behind.
-TRANSPORT_TIMEOUT_S = 60.0
+# How long the tool itself waits for the endpoint: the adapter abandons a call at its per-call
+# deadline anyway, so this only bounds the thread a late call leaves behind (the longest per-call
+# timeout of the table, plus a second).
+TRANSPORT_TIMEOUT_S = max(c.per_call_timeout_ms for c in CAPS.values()) / 1000 + 1.0
 
 
 def _origin(url: str) -> tuple[str, str, int | None] | None:
@@ -55,13 +56,19 @@ class WebTool:
         """The endpoint's first ``limit`` results (its own ranking) for ``query``."""
         url = self._url()
         client = httpx.Client(follow_redirects=False, timeout=TRANSPORT_TIMEOUT_S, trust_env=False)
-        with client, client.stream("GET", url, params={"q": query, "format": "json"}) as response:
+        # No compression: the byte limit is on what is read, and a compressed answer of a few
+        # kilobytes can inflate to gigabytes before any limit sees it.
+        headers = {"Accept-Encoding": "identity"}
+        with client, client.stream("GET", url, params={"q": query, "format": "json"}, headers=headers) as response:
             if response.is_redirect:
                 target = _origin(str(response.next_request.url)) if response.next_request else None
                 host = target[1] if target else response.headers.get("location", "?")
                 raise E.sandbox_forbidden_host(tool=NAME, allowed=self.origin[1], host=str(host))
+            encoding = response.headers.get("content-encoding", "identity").strip().lower()
+            if encoding not in ("", "identity"):
+                raise E.tool_result_invalid(tool=NAME, detail=f"a compressed answer ({encoding}) was not asked for")
             body = bytearray()
-            for chunk in response.iter_bytes():
+            for chunk in response.iter_raw():
                 body.extend(chunk)
                 if len(body) > self.max_bytes:
                     raise E.sandbox_output_too_large(tool=NAME, limit=self.max_bytes)
