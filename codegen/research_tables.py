@@ -25,6 +25,16 @@ from safeio.regex import PatternError, compile_linear
 # The tables whose content the contract version covers, by kind.
 VERSIONED = ("research_stop_reasons", "research_policy", "research_responses", "research_injection")
 CONTRACT = "research_contract"
+# Of the injection table, the contract covers what the invariant says (which characters are
+# invisible, how an obfuscation or an encoded instruction is judged), not the rules' patterns:
+# those are measured against the labelled corpora, and tuning them changes which texts are caught,
+# not the invariant (SPEC 12.5).
+INJECTION_CONTRACT_KEYS = ("invisible", "obfuscation", "bidi_override", "encoded_verdict")
+# The fingerprint every released contract version froze. contract.yaml repeats them so a reader
+# sees the history; an entry there that differs from this pin was rewritten, which is refused.
+RELEASED: dict[str, str] = {
+    "18.0.0": "274dab8fb5e1a8253098b5be97067edb747a0a9df66c4e113e67c45af7260d64",
+}
 _MACRO = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
 
 
@@ -86,13 +96,19 @@ def expanded_rules(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _versioned_content(table: Table) -> dict[str, Any]:
+    """What the contract version covers of one table."""
+    content = {k: v for k, v in table.content.items() if k != "contract_version"}
+    if table.kind == "research_injection":
+        encoded = content.get("encoded", {})
+        content["encoded_verdict"] = {"id": encoded.get("id"), "severity": encoded.get("severity")}
+        content = {k: content.get(k) for k in INJECTION_CONTRACT_KEYS}
+    return content
+
+
 def fingerprint(domain: Domain) -> str:
     """SHA-256 of the canonical JSON of the versioned research tables, without their version."""
-    content = {
-        t.kind: {k: v for k, v in t.content.items() if k != "contract_version"}
-        for t in domain.tables
-        if t.kind in VERSIONED
-    }
+    content = {t.kind: _versioned_content(t) for t in domain.tables if t.kind in VERSIONED}
     text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -197,8 +213,21 @@ def lint_domain(domain: Domain) -> Iterator[Diagnostic]:
         for table in versioned:
             yield _diag(table.source, "/contract_version", "a research table needs the domain's contract.yaml (R-RS-9)")
         return
+    for kind in (*VERSIONED, CONTRACT):
+        same = [t for t in domain.tables if t.kind == kind]
+        for extra in same[1:]:
+            yield _diag(extra.source, "/$schema", f"a second {kind} table ({same[0].source.rel} is the one): R-RS-9")
     head = contract[0]
     version = head.content["contract_version"]
+    for index, entry in enumerate(head.content["frozen"]):
+        pinned = RELEASED.get(entry["version"])
+        if pinned is not None and entry["sha256"] != pinned:
+            yield _diag(
+                head.source,
+                f"/frozen/{index}/sha256",
+                f"contract {entry['version']} was released with sha256 {pinned}; a released version's "
+                "fingerprint is never rewritten: freeze a new version instead (R-RS-9)",
+            )
     for table in versioned:
         if table.content["contract_version"] != version:
             yield _diag(

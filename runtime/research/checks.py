@@ -21,15 +21,15 @@ from pydantic import BaseModel
 from generated._support import RcsError
 from generated.research import errors as ERRORS
 from generated.research.contract import CONTRACT_VERSION
-from generated.research.policy import TOOLS
+from generated.research.policy import BUNDLE_SOURCES, TOOLS
 from generated.research.response_schema import ResearchResponse
-from generated.research.responses import ANSWER_HEADING
+from generated.research.responses import ANSWER_HEADING, MAX_BULLET_CHARS, MAX_BULLETS
 from generated.research.source_bundle_schema import SourceBundle
 from generated.research.stop_reasons import ACTION, StopReason
 from generated.research.telemetry_schema import ResearchTelemetry
 from runtime.research.adapter import source_id
 from runtime.research.answer import SENTENCE_FOR
-from runtime.research.stop import action_of, resolve_stop_reason
+from runtime.research.stop import action_of, in_priority_order, resolve_stop_reason
 from runtime.validation import Check, Context
 
 _ANSWER = ACTION[StopReason.SUCCESS_COMPLETED]
@@ -49,6 +49,21 @@ def check_response(model: BaseModel, context: Context) -> Iterator[RcsError]:
         return
     if not model.bullets:
         yield ERRORS.response_shape(action=action, problem="has at least one bullet", location=("bullets",))
+    if len(model.bullets) > MAX_BULLETS:
+        yield ERRORS.response_shape(action=action, problem=f"has at most {MAX_BULLETS} bullets", location=("bullets",))
+    for index, bullet in enumerate(model.bullets):
+        if len(bullet.text) > MAX_BULLET_CHARS:
+            yield ERRORS.response_shape(
+                action=action,
+                problem=f"quotes at most {MAX_BULLET_CHARS} characters a bullet",
+                location=("bullets", index, "text"),
+            )
+    ids = [s.source_id for s in model.sources]
+    for index, sid in enumerate(ids):
+        if sid in ids[:index]:
+            yield ERRORS.response_shape(
+                action=action, problem=f"lists source {sid} once", location=("sources", index, "source_id")
+            )
     listed = {s.source_id for s in model.sources}
     cited: set[str] = set()
     for index, bullet in enumerate(model.bullets):
@@ -84,6 +99,7 @@ def check_telemetry(model: BaseModel, context: Context) -> Iterator[RcsError]:
     first = resolve_stop_reason(conditions)
     if reason is not first:
         yield ERRORS.stop_reason_not_first(stop_reason=reason.value, first=first.value, location=("stop_reason",))
+    yield from _telemetry_consistency(model, reason, conditions)
     if reason is StopReason.NO_SOURCE:
         if model.action not in _NO_SOURCE_ACTIONS:
             yield ERRORS.no_source_action(action=model.action, location=("action",))
@@ -93,6 +109,25 @@ def check_telemetry(model: BaseModel, context: Context) -> Iterator[RcsError]:
         )
 
 
+def _telemetry_consistency(
+    model: ResearchTelemetry, reason: StopReason, conditions: list[StopReason]
+) -> Iterator[RcsError]:
+    """What the fields say about each other (the stop reason, sources, calls, hits)."""
+    problems = []
+    if conditions != in_priority_order(conditions) or StopReason.SUCCESS_COMPLETED in conditions:
+        problems.append(("conditions", "conditions are listed once each, in priority order, without the success code"))
+    if reason is StopReason.SUCCESS_COMPLETED and (conditions or model.sources_kept == 0 or not model.granted):
+        problems.append(("stop_reason", "success needs granted research, no condition and at least one source"))
+    if reason is StopReason.NO_SOURCE and model.sources_kept:
+        problems.append(("sources_kept", "NO_SOURCE with sources kept"))
+    if not model.granted and model.calls:
+        problems.append(("calls", "tool calls although research was not granted"))
+    if reason is StopReason.SUCCESS_COMPLETED and any(h.severity == "block" for h in model.injection_hits):
+        problems.append(("injection_hits", "a block-severity injection hit in a successful session"))
+    for field_name, problem in problems:
+        yield ERRORS.telemetry_inconsistent(problem=problem, location=(field_name,))
+
+
 def check_source_bundle(model: BaseModel, context: Context) -> Iterator[RcsError]:
     """Ids are content hashes, distinct, in the bundle order of R-RS-7."""
     assert isinstance(model, SourceBundle)
@@ -100,6 +135,21 @@ def check_source_bundle(model: BaseModel, context: Context) -> Iterator[RcsError
         yield ERRORS.contract_version_mismatch(
             found=model.contract_version, expected=CONTRACT_VERSION, location=("contract_version",)
         )
+    if len(model.sources) > BUNDLE_SOURCES:
+        yield ERRORS.bundle_inconsistent(
+            problem=f"{len(model.sources)} sources, more than the {BUNDLE_SOURCES} a bundle keeps",
+            location=("sources",),
+        )
+    for index, source in enumerate(model.sources):
+        if source.tool not in TOOLS:
+            yield ERRORS.bundle_inconsistent(
+                problem=f"tool {source.tool!r} is not in the policy table", location=("sources", index, "tool")
+            )
+        if source.injection_risk_flag != bool(source.flags):
+            yield ERRORS.bundle_inconsistent(
+                problem="injection_risk_flag is true exactly when flags is not empty",
+                location=("sources", index, "injection_risk_flag"),
+            )
     order = {tool: i for i, tool in enumerate(TOOLS)}
     previous: tuple[int, str, str] | None = None
     for index, source in enumerate(model.sources):
