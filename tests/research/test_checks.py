@@ -143,3 +143,68 @@ def test_bundle_ids_and_order(tmp_path: Path) -> None:
     forged = {**good, "sources": [{**src("a", "x"), "content": "changed"}]}
     code, out = run_validate(tmp_path, "research/source_bundle", forged)
     assert code == 1 and "source_id is not the SHA-256" in out
+
+
+CALL = {
+    "index": 0,
+    "tool": "docs",
+    "query_sha256": SID,
+    "outcome": "ok",
+    "cost": 10,
+    "started_ms": 0,
+    "elapsed_ms": 1,
+    "items": 0,
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "document", "expected"),
+    [
+        (
+            "research/telemetry",
+            telemetry(sources_kept=0),
+            "success needs granted research, no condition and at least one source",
+        ),
+        (
+            "research/telemetry",
+            telemetry(conditions=["NO_SOURCE"], stop_reason="NO_SOURCE", action="ASK_CLARIFY", sources_kept=2),
+            "NO_SOURCE with sources kept",
+        ),
+        (
+            "research/telemetry",
+            telemetry(conditions=["TIMEOUT", "RATE_LIMITED"], stop_reason="RATE_LIMITED", action="BASELINE"),
+            "conditions are listed once each, in priority order",
+        ),
+        (
+            "research/telemetry",
+            telemetry(
+                granted=False,
+                conditions=["ENTITLEMENT_CAP"],
+                stop_reason="ENTITLEMENT_CAP",
+                action="BASELINE",
+                sources_kept=0,
+                calls=[CALL],
+            ),
+            "tool calls although research was not granted",
+        ),
+        (
+            "research/response",
+            answer(bullets=[{"text": "x" * 401, "source_ids": [SID]}]),
+            "quotes at most 400 characters a bullet",
+        ),
+        (
+            "research/response",
+            answer(
+                sources=[
+                    {"source_id": SID, "locator": "a", "title": ""},
+                    {"source_id": SID, "locator": "a", "title": ""},
+                ]
+            ),
+            f"lists source {SID} once",
+        ),
+    ],
+)
+def test_what_a_record_says_about_itself(tmp_path: Path, kind: str, document: dict[str, Any], expected: str) -> None:
+    """Review findings: records the schema accepts but that contradict themselves."""
+    code, out = run_validate(tmp_path, kind, document)
+    assert code == 1 and expected in out, out
