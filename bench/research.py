@@ -62,6 +62,15 @@ ORIGINAL_KEYWORDS = (
     "instructions",
 )
 PLAIN = re.compile(r"ignore .*instructions", re.IGNORECASE)
+# Tuning corpora (the rules were written against them), then held-out ones (written blind by
+# another author; no rule was tuned on them; holdout2's false-positive texts were seen once).
+CORPORA = (
+    "injection_corpus.yaml",
+    "injection_corpus2.yaml",
+    "injection_corpus3.yaml",
+    "injection_holdout2.yaml",
+    "injection_holdout3.yaml",
+)
 
 
 def collection(folder: Path, mib: float, seed: int) -> int:
@@ -143,7 +152,7 @@ def _verdicts(entries: list[dict[str, Any]]) -> dict[str, list[bool]]:
 
 def bench_filter(quick: bool) -> bool:
     ok = True
-    for name in ("injection_corpus.yaml", "injection_corpus2.yaml", "injection_holdout2.yaml"):
+    for name in CORPORA:
         path = ROOT / "tests" / "research" / name
         if not path.exists():
             print(f"(2) {name}: not present")

@@ -29,7 +29,7 @@ CONTRACT = "research_contract"
 # invisible, how an obfuscation or an encoded instruction is judged), not the rules' patterns:
 # those are measured against the labelled corpora, and tuning them changes which texts are caught,
 # not the invariant (SPEC 12.5).
-INJECTION_CONTRACT_KEYS = ("invisible", "obfuscation", "bidi_override", "encoded_verdict")
+INJECTION_CONTRACT_KEYS = ("invisible", "obfuscation", "bidi_override", "encoded_verdict")  # not readings: tuning
 # The fingerprint every released contract version froze. contract.yaml repeats them so a reader
 # sees the history; an entry there that differs from this pin was rewritten, which is refused.
 RELEASED: dict[str, str] = {
@@ -171,10 +171,14 @@ def _lint_injection(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnos
     for index, rule_id in enumerate(ids):
         if rule_id in ids[:index]:
             yield _diag(sf, "/rules", f"rule id {rule_id} is used twice")
+    readings = data["readings"]
+    for a, b in (("confusables_from", "confusables_to"), ("leet_from", "leet_to")):
+        if len(readings[a]) != len(readings[b]):
+            yield _diag(sf, f"/readings/{b}", f"{b} must have one character for each of {a}")
     for index, span in enumerate(data["invisible"]):
         if span["first"] > span["last"]:
             yield _diag(sf, f"/invisible/{index}", "first must not be after last")
-    for key in ("pattern", "prose"):
+    for key in ("pattern", "hex_pattern", "prose"):
         problem = _compile(data["encoded"][key], data["encoded"][key])
         if problem:
             yield _diag(sf, f"/encoded/{key}", f"pattern does not compile on {problem}")

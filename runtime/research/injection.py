@@ -23,14 +23,19 @@ from functools import cache
 
 from generated.research.injection import (
     BIDI_OVERRIDE,
+    CONFUSABLES,
     ENCODED,
+    ENCODED_HEX_PATTERN,
     ENCODED_PATTERN,
     ENCODED_PROSE,
     ENCODED_PROSE_MIN_WORDS,
     INVISIBLE,
+    LEET,
+    LEET_ONE_AS,
     MAX_ENCODED_BLOBS,
     OBFUSCATION,
     RULES,
+    SPACED_MIN_LETTERS,
     InjectionRule,
 )
 from safeio.regex import LinearPattern, compile_linear, valid_text
@@ -151,21 +156,98 @@ def _speaks(decoded: str) -> bool:
 
 
 @cache
+def _hex() -> re.Pattern[str]:
+    return re.compile(ENCODED_HEX_PATTERN, re.IGNORECASE)
+
+
+@cache
+def _any_hex() -> LinearPattern:
+    return compile_linear(f"(?i:{ENCODED_HEX_PATTERN})")
+
+
+@cache
 def _any_encoded() -> LinearPattern:
     return compile_linear(f"(?i:{ENCODED_PATTERN})")
 
 
+_LETTER_RUN = re.compile(r"[a-z0-9](?:[ .\-/_]{1,3}[a-z0-9])+", re.ASCII)
+_SEPARATOR = re.compile(r"[ .\-/_]{1,3}", re.ASCII)
+_LATIN = re.compile(r"[a-z]", re.ASCII | re.IGNORECASE)
+_TOKEN = re.compile(r"[a-z0-9@$+!]+", re.ASCII)
+# A token with a digit or symbol between letters ("pr3v10u5") and a letter past f, so hexadecimal
+# ids and plain names like "bm25" do not count as leetspeak.
+_LEET_CORE = re.compile(r"[a-z][0-9@$+!]+[a-z]", re.ASCII)
+_NOT_HEX = re.compile(r"[g-z]", re.ASCII)
+
+
+def _leet_tokens(text: str) -> int:
+    return sum(1 for t in _TOKEN.findall(text) if _LEET_CORE.search(t) and _NOT_HEX.search(t))
+
+
+@cache
+def _confusables() -> dict[int, int]:
+    return str.maketrans(*CONFUSABLES)
+
+
+@cache
+def _leet() -> tuple[dict[int, int], dict[int, int]]:
+    ones = LEET[0].index("1")
+    other = LEET[1][:ones] + LEET_ONE_AS + LEET[1][ones + 1 :]
+    return str.maketrans(LEET[0], LEET[1]), str.maketrans(LEET[0], other)
+
+
+def _joined(run: str) -> str:
+    """Letters spaced out, joined: the commonest separator is inside words, any other between."""
+    separators = _SEPARATOR.findall(run)
+    inside = max(sorted(set(separators)), key=separators.count)
+    pieces = _SEPARATOR.split(run)
+    words, word = [], pieces[0]
+    for separator, piece in zip(separators, pieces[1:], strict=True):
+        if separator == inside:
+            word += piece
+        else:
+            words.append(word)
+            word = piece
+    words.append(word)
+    return " ".join(words)
+
+
+def _readings(text: str) -> list[str]:
+    """The other readings of a visible text that differ from it (see the table's ``readings``)."""
+    found: list[str] = []
+    if not text.isascii():
+        stripped = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+        if stripped != unicodedata.normalize("NFD", text):
+            found.append(unicodedata.normalize("NFC", stripped))
+        if _LATIN.search(text):
+            latin = text.translate(_confusables())
+            if latin != text:
+                found.append(latin)
+    lowered = text.lower()
+    runs = [m[0] for m in _LETTER_RUN.finditer(lowered) if sum(c.isalnum() for c in m[0]) >= SPACED_MIN_LETTERS]
+    joined = " ".join(_joined(r) for r in runs)
+    if joined:
+        found.append(joined)
+    if _leet_tokens(lowered) >= 2 or (joined and _leet_tokens(joined)):
+        as_i, as_l = _leet()
+        base = f"{lowered}\n{joined}" if joined else lowered
+        found.extend([base.translate(as_i), base.translate(as_l)])
+    return found
+
+
 def _visible(text: str) -> tuple[str, str, bool]:
-    """(NFKC text as displayed with the invisible characters out, what tag characters spell,
-    whether any invisible character was there). ASCII text is all three already."""
+    """(NFKC text as displayed with the invisible characters out, its other readings (what tag
+    characters spell, then the table's readings) one per line, whether any invisible character
+    was there). ASCII text is its own display."""
     if text.isascii():
-        return text, "", False
+        return text, "\n".join(_readings(text)), False
     folded = unicodedata.normalize("NFKC", text)
     # What a reader sees: a right-to-left override shows its text reversed.
     folded = _override().sub(lambda m: m[1][::-1], folded)
     hidden = "".join(chr(ord(c) - _TAG_BASE) for run in _TAGS.findall(folded) for c in run)
     cleaned, removed = _invisible().subn("", folded)
-    return cleaned, hidden, removed > 0
+    extra = [hidden] if hidden else []
+    return cleaned, "\n".join([*extra, *_readings(cleaned)]), removed > 0
 
 
 def normalise(text: str) -> tuple[str, bool]:
@@ -204,9 +286,12 @@ def _rule_hits(text: str, candidates: frozenset[str] | None = None) -> list[Hit]
 
 
 def _decoded(blob: str) -> str | None:
-    """The text a base64 blob encodes when it is mostly printable UTF-8, else None."""
+    """The text a base64 (or hex) blob encodes when it is mostly printable UTF-8, else None."""
     try:
-        raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
+        if _hex().fullmatch(blob) and len(blob) % 2 == 0:
+            raw = bytes.fromhex(blob)
+        else:
+            raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
         text = raw.decode("utf-8")
     except (binascii.Error, ValueError):
         return None
@@ -220,7 +305,8 @@ def _scan(source: str, hidden: str, obfuscated: bool, candidates: frozenset[str]
         hits.append(Hit(OBFUSCATION[0], OBFUSCATION[1], 0, 0))
     # Base64 is case-sensitive: blobs are read from the text before case-folding (their offsets
     # are into that text).
-    blobs = _encoded().finditer(source) if _any_encoded().search_valid(source) else iter(())
+    blobs = list(_encoded().finditer(source)) if _any_encoded().search_valid(source) else []
+    blobs += list(_hex().finditer(source)) if _any_hex().search_valid(source) else []
     for count, match in enumerate(blobs):
         if count >= MAX_ENCODED_BLOBS:
             break

@@ -290,8 +290,8 @@ CASES: dict[str, Case] = {
     "budget": Case(
         request(caps={"budget_units_clamp": COST["docs"] + WEB_COST - 1}), answer({"results": RESULTS}), docs=True
     ),
-    "slow": Case(request(caps={"per_call_timeout_ms": 300}), slow),
-    "slow_total": Case(request(caps={"total_research_timeout_ms": 300}), slow),
+    "slow": Case(request(caps={"per_call_timeout_ms": 2000}), slow),  # long enough to connect on a busy machine
+    "slow_total": Case(request(caps={"total_research_timeout_ms": 2000}), slow),
     "oversize": Case(request(), lambda h: send_bytes(h, _padded(RESPONSE_BYTES + 1))),
     "oversize_unbounded": Case(request(), unbounded),
     "exact_limit": Case(request(), lambda h: send_bytes(h, _padded(RESPONSE_BYTES))),
