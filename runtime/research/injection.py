@@ -170,7 +170,10 @@ def _any_encoded() -> LinearPattern:
     return compile_linear(f"(?i:{ENCODED_PATTERN})")
 
 
-_LETTER_RUN = re.compile(r"[a-z0-9](?:[ .\-/_]{1,3}[a-z0-9])+", re.ASCII)
+# Single letters or digits with separators between, each standing alone ("i g n o r e").
+_LETTER_RUN = re.compile(r"(?<![a-z0-9])[a-z0-9](?:[ .\-/_]{1,3}[a-z0-9](?![a-z0-9]))+", re.ASCII)
+_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_GREEK_CYRILLIC = re.compile("[\u0370-\u03ff\u0400-\u04ff]")
 _SEPARATOR = re.compile(r"[ .\-/_]{1,3}", re.ASCII)
 _LATIN = re.compile(r"[a-z]", re.ASCII | re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z0-9@$+!]+", re.ASCII)
@@ -216,19 +219,18 @@ def _readings(text: str) -> list[str]:
     """The other readings of a visible text that differ from it (see the table's ``readings``)."""
     found: list[str] = []
     if not text.isascii():
-        stripped = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
-        if stripped != unicodedata.normalize("NFD", text):
-            found.append(unicodedata.normalize("NFC", stripped))
-        if _LATIN.search(text):
-            latin = text.translate(_confusables())
-            if latin != text:
-                found.append(latin)
+        # After NFKC, combining marks left over decorate letters (an underline on each): drop them.
+        stripped = _MARKS.sub("", text)
+        if stripped != text:
+            found.append(stripped)
+        if _GREEK_CYRILLIC.search(text) and _LATIN.search(text):
+            found.append(text.translate(_confusables()))
     lowered = text.lower()
     runs = [m[0] for m in _LETTER_RUN.finditer(lowered) if sum(c.isalnum() for c in m[0]) >= SPACED_MIN_LETTERS]
     joined = " ".join(_joined(r) for r in runs)
     if joined:
         found.append(joined)
-    if _leet_tokens(lowered) >= 2 or (joined and _leet_tokens(joined)):
+    if _LEET_CORE.search(lowered) and (_leet_tokens(lowered) >= 2 or (joined and _leet_tokens(joined))):
         as_i, as_l = _leet()
         base = f"{lowered}\n{joined}" if joined else lowered
         found.extend([base.translate(as_i), base.translate(as_l)])
