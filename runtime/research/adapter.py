@@ -9,14 +9,7 @@ source id (R-RS-7) and scanned for injection (R-RS-5). An error never becomes an
 sandbox's own error is SANDBOX_VIOLATION, an unreadable answer VALIDATION_FAIL, anything else
 INTERNAL_INCONSISTENCY.
 
-Errors of this domain (``generated.research.errors``)::
-
-    ResearchError (ValueError)
-    ├── SchemaViolationError     a request or artifact file the JSON Schema rejects
-    ├── InvalidInputError        a docs folder that is not one, a web endpoint that is not http(s)
-    ├── SandboxViolationError    a tool tried another host, a path outside its folder, too many bytes
-    ├── ToolResultError          a tool got an answer it cannot read
-    └── InvariantViolationError  a response or telemetry record breaks a rule (rcs validate)
+The errors a tool may raise are drawn in ``runtime.research``'s docstring.
 """
 
 from __future__ import annotations
