@@ -2,7 +2,7 @@
 
 Tools are made here (``make_tools``) and called here (``Adapter.call``); nothing else in rcs
 imports ``runtime.research.tools`` or calls ``search`` (a test reads every module to prove it).
-Each call runs on its own thread under a real deadline: a tool still running at the per-call
+Each call runs on the session's worker thread under a real deadline: a tool still running at the per-call
 timeout is abandoned, its late result discarded, and the call is a TIMEOUT (R-RS-3). What comes
 back is validated against the ToolResult schema and the policy table's size limits, given its
 source id (R-RS-7) and scanned for injection (R-RS-5). An error never becomes an empty list: the
