@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import queue
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -94,12 +95,22 @@ class CallOutcome:
     hits: list[tuple[int, Hit]] = field(default_factory=list)  # (item index, hit)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _metadata(item: ToolItem) -> dict[str, Any]:
+    return item.metadata if isinstance(item.metadata, dict) else {}
+
+
 def _limits_problem(result: ToolResult, limit: int) -> str | None:
     """Why a schema-valid result breaks the policy table's size limits, or None."""
     if len(result.items) > min(limit, ITEMS_PER_CALL):
         return "too many items"
     for item in result.items:
         title = item.title if isinstance(item.title, str) else ""
+        fields = [title, item.locator, item.content, *(f"{k}{v}" for k, v in _metadata(item).items())]
+        if any(_SURROGATE.search(text) for text in fields):  # a Python tool can hand over half a character
+            return "a lone surrogate is not text"
         if len(item.content) > CONTENT_CHARS or len(title) > TITLE_CHARS:
             return "an item is too long"
         metadata = item.metadata if isinstance(item.metadata, dict) else {}

@@ -37,7 +37,7 @@ def to_evidence(bundle: SourceBundle, response: ResearchResponse, captured_at: s
             {
                 "snapshot_id": sid,
                 "source_meta": {"tool": source.tool, "locator": source.locator, "title": source.title},
-                "content_hash": hashlib.sha256(source.content.encode("utf-8", "surrogatepass")).hexdigest(),
+                "content_hash": hashlib.sha256(source.content.encode("utf-8")).hexdigest(),
                 "captured_at": captured_at,
                 "raw_text": source.content,
             }

@@ -83,13 +83,3 @@ def test_a_quote_not_in_the_text_gives_the_whole_text() -> None:
     )
     (snippet,) = to_evidence(bundle, response, AT).snippets
     assert (snippet.start_char, snippet.end_char, snippet.snippet_text) == (0, 6, "Delta.")
-
-
-def test_a_lone_surrogate_from_a_python_tool_is_hashed_not_refused() -> None:
-    """A Python tool may hand over a lone surrogate; its bytes are hashed as UTF-8 would carry them."""
-    content = "Broken \ud800 text."
-    one = source("a.md#1", content)
-    bundle = SourceBundle.model_validate({"contract_version": "18.0.0", "sources": [one]})
-    response = ResearchResponse.model_validate({"action": "UNKNOWN", "text": "x", "bullets": [], "sources": []})
-    (snapshot,) = to_evidence(bundle, response, AT).snapshots
-    assert snapshot.content_hash == hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()

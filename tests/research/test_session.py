@@ -293,3 +293,11 @@ def test_a_bug_inside_rcs_still_ends_in_one_stop_reason(monkeypatch: pytest.Monk
     r = run_research(request(), [FakeTool("docs", [item(1)])], clock=ManualClock())
     assert r.stop_reason is StopReason.INTERNAL_INCONSISTENCY
     assert (r.response.action, r.response.text) == ("BASELINE", BASELINE)
+
+
+def test_a_lone_surrogate_from_a_tool_is_an_invalid_result() -> None:
+    """Found by a mutation test: half a character crashed the source id (INTERNAL_INCONSISTENCY)."""
+    for bad in ({"locator": "x", "content": "Broken \ud800 text."}, {"locator": "x\udc00", "content": "Fine."}):
+        r = run_research(request(), [FakeTool("docs", [bad])], clock=ManualClock())
+        assert r.stop_reason is StopReason.VALIDATION_FAIL, bad
+        assert r.telemetry.calls[0].outcome == "invalid"
