@@ -45,25 +45,21 @@ def check_response(model: BaseModel, context: Context) -> Iterator[RcsError]:
         yield ERRORS.response_text_mismatch(action=action, location=("text",))
     if action != _ANSWER:
         if model.bullets or model.sources:
-            yield ERRORS.response_shape(action=action, problem="carries no bullets and no sources", location=())
+            yield ERRORS.response_not_empty(action=action, location=())
         return
     if not model.bullets:
-        yield ERRORS.response_shape(action=action, problem="has at least one bullet", location=("bullets",))
+        yield ERRORS.response_no_bullets(location=("bullets",))
     if len(model.bullets) > MAX_BULLETS:
-        yield ERRORS.response_shape(action=action, problem=f"has at most {MAX_BULLETS} bullets", location=("bullets",))
+        yield ERRORS.response_too_many_bullets(limit=MAX_BULLETS, count=len(model.bullets), location=("bullets",))
     for index, bullet in enumerate(model.bullets):
         if len(bullet.text) > MAX_BULLET_CHARS:
-            yield ERRORS.response_shape(
-                action=action,
-                problem=f"quotes at most {MAX_BULLET_CHARS} characters a bullet",
-                location=("bullets", index, "text"),
+            yield ERRORS.response_bullet_too_long(
+                index=index, length=len(bullet.text), limit=MAX_BULLET_CHARS, location=("bullets", index, "text")
             )
     ids = [s.source_id for s in model.sources]
     for index, sid in enumerate(ids):
         if sid in ids[:index]:
-            yield ERRORS.response_shape(
-                action=action, problem=f"lists source {sid} once", location=("sources", index, "source_id")
-            )
+            yield ERRORS.response_source_twice(source_id=sid, location=("sources", index, "source_id"))
     listed = {s.source_id for s in model.sources}
     cited: set[str] = set()
     for index, bullet in enumerate(model.bullets):
@@ -113,19 +109,18 @@ def _telemetry_consistency(
     model: ResearchTelemetry, reason: StopReason, conditions: list[StopReason]
 ) -> Iterator[RcsError]:
     """What the fields say about each other (the stop reason, sources, calls, hits)."""
-    problems = []
     if conditions != in_priority_order(conditions) or StopReason.SUCCESS_COMPLETED in conditions:
-        problems.append(("conditions", "conditions are listed once each, in priority order, without the success code"))
+        yield ERRORS.telemetry_conditions_order(location=("conditions",))
     if reason is StopReason.SUCCESS_COMPLETED and (conditions or model.sources_kept == 0 or not model.granted):
-        problems.append(("stop_reason", "success needs granted research, no condition and at least one source"))
+        yield ERRORS.telemetry_success_without_sources(location=("stop_reason",))
     if reason is StopReason.NO_SOURCE and model.sources_kept:
-        problems.append(("sources_kept", "NO_SOURCE with sources kept"))
+        yield ERRORS.telemetry_no_source_with_sources(count=model.sources_kept, location=("sources_kept",))
     if not model.granted and model.calls:
-        problems.append(("calls", "tool calls although research was not granted"))
-    if reason is StopReason.SUCCESS_COMPLETED and any(h.severity == "block" for h in model.injection_hits):
-        problems.append(("injection_hits", "a block-severity injection hit in a successful session"))
-    for field_name, problem in problems:
-        yield ERRORS.telemetry_inconsistent(problem=problem, location=(field_name,))
+        yield ERRORS.telemetry_calls_not_granted(count=len(model.calls), location=("calls",))
+    if reason is StopReason.SUCCESS_COMPLETED:
+        for index, hit in enumerate(model.injection_hits):
+            if hit.severity == "block":
+                yield ERRORS.telemetry_blocked_success(rule=hit.rule, location=("injection_hits", index))
 
 
 def check_source_bundle(model: BaseModel, context: Context) -> Iterator[RcsError]:
@@ -136,20 +131,12 @@ def check_source_bundle(model: BaseModel, context: Context) -> Iterator[RcsError
             found=model.contract_version, expected=CONTRACT_VERSION, location=("contract_version",)
         )
     if len(model.sources) > BUNDLE_SOURCES:
-        yield ERRORS.bundle_inconsistent(
-            problem=f"{len(model.sources)} sources, more than the {BUNDLE_SOURCES} a bundle keeps",
-            location=("sources",),
-        )
+        yield ERRORS.bundle_too_large(count=len(model.sources), limit=BUNDLE_SOURCES, location=("sources",))
     for index, source in enumerate(model.sources):
         if source.tool not in TOOLS:
-            yield ERRORS.bundle_inconsistent(
-                problem=f"tool {source.tool!r} is not in the policy table", location=("sources", index, "tool")
-            )
+            yield ERRORS.bundle_unknown_tool(tool=source.tool, location=("sources", index, "tool"))
         if source.injection_risk_flag != bool(source.flags):
-            yield ERRORS.bundle_inconsistent(
-                problem="injection_risk_flag is true exactly when flags is not empty",
-                location=("sources", index, "injection_risk_flag"),
-            )
+            yield ERRORS.bundle_flag_mismatch(location=("sources", index, "injection_risk_flag"))
     order = {tool: i for i, tool in enumerate(TOOLS)}
     previous: tuple[int, str, str] | None = None
     for index, source in enumerate(model.sources):

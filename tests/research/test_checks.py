@@ -163,17 +163,17 @@ CALL = {
         (
             "research/telemetry",
             telemetry(sources_kept=0),
-            "success needs granted research, no condition and at least one source",
+            "SUCCESS_COMPLETED needs granted research, no condition and at least one kept source",
         ),
         (
             "research/telemetry",
             telemetry(conditions=["NO_SOURCE"], stop_reason="NO_SOURCE", action="ASK_CLARIFY", sources_kept=2),
-            "NO_SOURCE with sources kept",
+            "NO_SOURCE with 2 sources kept",
         ),
         (
             "research/telemetry",
             telemetry(conditions=["TIMEOUT", "RATE_LIMITED"], stop_reason="RATE_LIMITED", action="BASELINE"),
-            "conditions are listed once each, in priority order",
+            "conditions are listed once each, in priority order, without SUCCESS_COMPLETED",
         ),
         (
             "research/telemetry",
@@ -185,12 +185,12 @@ CALL = {
                 sources_kept=0,
                 calls=[CALL],
             ),
-            "tool calls although research was not granted",
+            "1 tool calls although research was not granted",
         ),
         (
             "research/response",
             answer(bullets=[{"text": "x" * 401, "source_ids": [SID]}]),
-            "quotes at most 400 characters a bullet",
+            "bullet 0 quotes 401 characters, more than 400",
         ),
         (
             "research/response",
@@ -200,7 +200,7 @@ CALL = {
                     {"source_id": SID, "locator": "a", "title": ""},
                 ]
             ),
-            f"lists source {SID} once",
+            f"source {SID} is listed twice",
         ),
     ],
 )
