@@ -23,6 +23,7 @@ from functools import cache
 
 from generated.research.injection import (
     BIDI_OVERRIDE,
+    CONFUSABLE_SCRIPTS,
     CONFUSABLES,
     ENCODED,
     ENCODED_HEX_PATTERN,
@@ -32,9 +33,12 @@ from generated.research.injection import (
     INVISIBLE,
     LEET,
     LEET_ONE_AS,
+    LETTER_SEPARATORS,
+    MARKS,
     MAX_ENCODED_BLOBS,
     OBFUSCATION,
     RULES,
+    SENTENCE_ENDS,
     SPACED_MIN_LETTERS,
     InjectionRule,
 )
@@ -116,7 +120,7 @@ def _rules() -> tuple[_Compiled, ...]:
     return tuple(compiled)
 
 
-_SENTENCE_END = re.compile(r"[.!?\n]")
+_SENTENCE_END = re.compile("[" + re.escape(SENTENCE_ENDS) + "]")
 
 
 def _pairs(
@@ -170,11 +174,16 @@ def _any_encoded() -> LinearPattern:
     return compile_linear(f"(?i:{ENCODED_PATTERN})")
 
 
+def _class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]"
+
+
+_SEPARATORS = "[" + re.escape(LETTER_SEPARATORS) + "]{1,3}"
 # Single letters or digits with separators between, each standing alone ("i g n o r e").
-_LETTER_RUN = re.compile(r"(?<![a-z0-9])[a-z0-9](?:[ .\-/_]{1,3}[a-z0-9](?![a-z0-9]))+", re.ASCII)
-_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-_GREEK_CYRILLIC = re.compile("[\u0370-\u03ff\u0400-\u04ff]")
-_SEPARATOR = re.compile(r"[ .\-/_]{1,3}", re.ASCII)
+_LETTER_RUN = re.compile(f"(?<![a-z0-9])[a-z0-9](?:{_SEPARATORS}[a-z0-9](?![a-z0-9]))+", re.ASCII)
+_MARKS = re.compile(_class(MARKS))
+_GREEK_CYRILLIC = re.compile(_class(CONFUSABLE_SCRIPTS))
+_SEPARATOR = re.compile(_SEPARATORS, re.ASCII)
 _LATIN = re.compile(r"[a-z]", re.ASCII | re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z0-9@$+!]+", re.ASCII)
 # A token with a digit or symbol between letters ("pr3v10u5") and a letter past f, so hexadecimal
