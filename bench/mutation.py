@@ -15,6 +15,11 @@ pass with nothing mutated. Each mutant's tests run fastest first with ``pytest -
 warm server process (one per ``--jobs`` worker), so no mutant pays for the interpreter's imports.
 
     .venv/bin/python bench/mutation.py [--module PATH]... [--list] [--max N] [--jobs N] [--strict]
+                                       [--sample N [--seed S]]
+
+``--sample N`` runs at most N mutants per module, drawn with a fixed seed, and prints the kill rate
+of the sample with its 95% Wilson interval: the route for modules whose covering tests run real
+processes for minutes (autoresearch), where every mutant would take hours in all.
 
 Output: per module ``mutants killed survived kill-rate``, the total, then every survivor as
 ``path:line: original -> mutant``. Exit 0; 1 with ``--strict`` when a runtime module is below 90%;
@@ -28,9 +33,12 @@ import argparse
 import ast
 import copy
 import hashlib
+import io
 import json
 import os
 import queue
+import random
+import re
 import shutil
 import signal
 import subprocess
@@ -38,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -260,14 +269,43 @@ class _Replace(ast.NodeTransformer):
         return super().generic_visit(node)
 
 
-def mutants_of(path: str, source: str) -> list[Mutant]:
-    """Every mutant of one module, in a deterministic order."""
+EQUIVALENT = re.compile(r"#\s*mutation:\s*equivalent\b\W*(\S.*)?$")
+
+
+def equivalent_lines(source: str) -> dict[int, str]:
+    """Lines marked ``# mutation: equivalent: <why>``: line -> the reason (empty when none given).
+
+    A mutant that no test can kill because nothing observable changes (a cache size, ``strict=``
+    on a zip whose lengths are equal by construction) is marked where it stands, with the reason,
+    instead of being counted as a survivor; the table counts the marked mutants per module. A
+    marker on a comment line of its own marks the next line of code. Every mutant of the marked
+    line is left out, so a line is marked only when all of them are equivalent.
+    """
+    marked: dict[int, str] = {}
+    lines = source.splitlines()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT and (match := EQUIVALENT.match(token.string)):
+            line = token.start[0]
+            if token.line.lstrip().startswith("#"):  # a comment line of its own: the next code line
+                line += 1
+                while line <= len(lines) and (not lines[line - 1].strip() or lines[line - 1].lstrip().startswith("#")):
+                    line += 1
+            marked[line] = (match[1] or "").strip()
+    return marked
+
+
+def mutants_of(path: str, source: str, *, keep_marked: bool = False) -> list[Mutant]:
+    """Every mutant of one module, in a deterministic order; those starting on a line marked
+    equivalent (``equivalent_lines``) only with ``keep_marked``."""
     tree = ast.parse(source)
     docstrings = _docstrings(tree)
     excluded = _excluded_subtrees(tree)
+    marked = {} if keep_marked else equivalent_lines(source)
     found: list[Mutant] = []
     for index, node, parents in _walk(tree):
         if id(node) in excluded or id(node) in docstrings:
+            continue
+        if getattr(node, "lineno", None) in marked:
             continue
         if isinstance(node, ast.Constant) and parents and isinstance(parents[-1], ast.MatchValue):
             continue  # a match pattern's literal: the unparsed pattern could change its meaning
@@ -383,6 +421,7 @@ _lines = {}  # context -> set of (file, line)
 _current = [_lines.setdefault("", set())]
 _durations = {}
 _outcomes = {}
+_shared = {}  # test -> the module- or class-scoped fixtures it uses ("<baseid>::<name>")
 '''
     + TRACER
     + """
@@ -393,6 +432,13 @@ def pytest_runtest_protocol(item, nextitem):
     sys.settrace(_global)
     threading.settrace(_global)
     _current[0] = _lines.setdefault(item.nodeid, set())
+    info = getattr(item, "_fixtureinfo", None)
+    if info is not None:
+        _shared[item.nodeid] = sorted(
+            f"{defs[-1].baseid}::{name}"
+            for name, defs in info.name2fixturedefs.items()
+            if defs and defs[-1].scope in ("module", "class", "package")
+        )
     start = time.perf_counter()
     yield
     _durations[item.nodeid] = time.perf_counter() - start
@@ -412,6 +458,7 @@ def pytest_sessionfinish(session):
         "lines": {ctx: sorted(lines) for ctx, lines in _lines.items()},
         "durations": _durations,
         "outcomes": _outcomes,
+        "shared": _shared,
     }
     with open(os.path.join(_OUT, "main.json"), "w") as handle:
         json.dump(data, handle)
@@ -534,18 +581,20 @@ class Coverage:
     import_lines: dict[str, set[int]]  # path -> lines run with no test current (imports)
     durations: dict[str, float]
     failing: set[str]
+    shared: dict[str, list[str]] = field(default_factory=dict)  # test -> module/class-scoped fixtures
 
     def tests_of_file(self, path: str) -> set[str]:
         return {test for tests in self.lines.get(path, {}).values() for test in tests}
 
 
 CACHE_DIR = ROOT / ".mutation-cache"
+COVERAGE_FORMAT = 2  # 2: each test's module- and class-scoped fixtures
 CACHED_PARTS = ("runtime", "safeio", "generated", "codegen", "tests", "schemas")
 
 
 def coverage_key(paths: Sequence[str], test_dirs: Sequence[str]) -> str:
     """A hash of everything the coverage depends on: the module and test lists and every source file."""
-    digest = hashlib.sha256(json.dumps([list(paths), list(test_dirs)]).encode())
+    digest = hashlib.sha256(json.dumps([COVERAGE_FORMAT, list(paths), list(test_dirs)]).encode())
     for part in CACHED_PARTS:
         for file in sorted((ROOT / part).rglob("*")):
             if file.is_file() and "__pycache__" not in file.parts and file.suffix in {".py", ".json", ".yaml", ".j2"}:
@@ -561,7 +610,7 @@ def cached_coverage(workspace: Workspace, paths: Sequence[str], test_dirs: Seque
         print(f"coverage: reused {cache.name} ({len(data['durations'])} tests)", flush=True)
         lines = {f: {int(n): set(t) for n, t in by.items()} for f, by in data["lines"].items()}
         imports = {f: set(ns) for f, ns in data["imports"].items()}
-        return Coverage(lines, imports, data["durations"], set(data["failing"]))
+        return Coverage(lines, imports, data["durations"], set(data["failing"]), data["shared"])
     coverage = workspace.collect_coverage(paths, test_dirs)
     CACHE_DIR.mkdir(exist_ok=True)
     record = {
@@ -569,6 +618,7 @@ def cached_coverage(workspace: Workspace, paths: Sequence[str], test_dirs: Seque
         "imports": {f: sorted(ns) for f, ns in coverage.import_lines.items()},
         "durations": coverage.durations,
         "failing": sorted(coverage.failing),
+        "shared": coverage.shared,
     }
     temporary = cache.with_suffix(".tmp")
     temporary.write_text(json.dumps(record))
@@ -752,7 +802,7 @@ class Workspace:
             children += 1
             add(record["context"], record["lines"])
         failing = {test for test, outcome in data["outcomes"].items() if outcome == "failed"}
-        coverage = Coverage(lines, imports, data["durations"], failing)
+        coverage = Coverage(lines, imports, data["durations"], failing, data["shared"])
         cache.write_text(json.dumps({"seconds": seconds, "children": children}))
         print(
             f"coverage: {len(data['durations'])} tests in {seconds:.0f} s, {children} child processes traced"
@@ -783,6 +833,12 @@ class ModuleReport:
     results: list[Result] = field(default_factory=list)
     note: str = ""
     planned: int = 0
+    population: int = 0  # mutants of the module; more than ``planned`` when --sample drew some
+    marked: int = 0  # mutants on lines marked equivalent, not run
+
+    @property
+    def sampled(self) -> bool:
+        return self.planned < self.population
 
     @property
     def killed(self) -> int:
@@ -802,12 +858,19 @@ def select_tests(mutant: Mutant, coverage: Coverage) -> list[str]:
     """The tests that run the mutated lines, fastest first; at import time: every test of the file."""
     by_line = coverage.lines.get(mutant.path, {})
     chosen: set[str] = set()
-    for line in {*range(mutant.line, mutant.end_line + 1), mutant.stmt_line}:
+    lines = {*range(mutant.line, mutant.end_line + 1), mutant.stmt_line}
+    for line in lines:
         chosen.update(by_line.get(line, ()))
-    if not chosen:
-        imported = coverage.import_lines.get(mutant.path, set())
-        if any(line in imported for line in {*range(mutant.line, mutant.end_line + 1), mutant.stmt_line}):
-            chosen = coverage.tests_of_file(mutant.path)
+    # A line run at import time is credited to a test only when a child process imported the
+    # module during it; in-process tests imported it before any test began. So such a line
+    # selects every test that runs any line of the module, not only those children's tests.
+    if lines & coverage.import_lines.get(mutant.path, set()):
+        chosen |= coverage.tests_of_file(mutant.path)
+    # A module-scoped fixture runs once, inside the first test that asks for it, so its lines are
+    # that test's; the tests that only assert on what it produced ran none. They all run.
+    fixtures = {f for test in chosen for f in coverage.shared.get(test, ())}
+    if fixtures:
+        chosen |= {test for test, used in coverage.shared.items() if fixtures.intersection(used)}
     chosen -= coverage.failing
     return sorted(chosen, key=lambda t: (coverage.durations.get(t, 0.0), t))
 
@@ -840,11 +903,17 @@ def print_table(reports: Sequence[ModuleReport]) -> None:
     total = ModuleReport("total")
     for report in reports:
         total.results.extend(report.results)
-        note = f"  ({report.note})" if report.note else ""
+        notes = [report.note] if report.note else []
+        if report.marked:
+            notes.append(f"{report.marked} marked equivalent")
+        note = f"  ({'; '.join(notes)})" if notes else ""
         if not report.results:  # no mutant, or not reached: never shown as a rate
             print(f"{report.path:<{width}}  {report.planned:>7}  {'-':>6}  {'-':>8}  {'-':>9}{note}")
             continue
         mark = "" if report.rate >= BAR else "  < 90%"
+        if report.sampled:
+            low, high = wilson_interval(report.killed, report.killed + report.survived)
+            note = f"  (sample of {report.planned}/{report.population}; 95% CI {low:.0%}-{high:.0%})" + note
         print(
             f"{report.path:<{width}}  {len(report.results):>7}  {report.killed:>6}  {report.survived:>8}"
             f"  {report.rate:>8.1%}{mark}{note}"
@@ -862,6 +931,28 @@ def print_table(reports: Sequence[ModuleReport]) -> None:
             print(f"{m.path}:{m.line}: {m.original} -> {m.mutated}{why}")
 
 
+def wilson_interval(killed: int, counted: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a kill rate measured on a sample of ``counted`` mutants."""
+    if counted == 0:
+        return 0.0, 1.0
+    p = killed / counted
+    centre = (p + z * z / (2 * counted)) / (1 + z * z / counted)
+    half = z * ((p * (1 - p) / counted + z * z / (4 * counted * counted)) ** 0.5) / (1 + z * z / counted)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def draw_sample(todo: Sequence[Mutant], size: int | None, seed: int) -> list[Mutant]:
+    """At most ``size`` of the mutants, drawn uniformly with a fixed seed, in source order.
+
+    Sampling is for modules whose tests are too slow to run every mutant (autoresearch runs real
+    supervisor sessions); the table then says it is a sample and gives the interval.
+    """
+    if size is None or len(todo) <= size:
+        return list(todo)
+    chosen = set(random.Random(f"{seed}:{todo[0].path}").sample(range(len(todo)), size))
+    return [m for i, m in enumerate(todo) if i in chosen]
+
+
 def run(args: argparse.Namespace) -> int:
     paths = discover(args.module)
     sources = {path: (ROOT / path).read_text() for path in paths}
@@ -875,7 +966,10 @@ def run(args: argparse.Namespace) -> int:
         for path in paths:
             for m in mutants[path]:
                 print(f"{m.path}:{m.line}: [{m.kind}] {m.original} -> {m.mutated}")
-        counts = ", ".join(f"{p} {len(mutants[p])}" for p in paths)
+        marked = sum(len(mutants_of(p, sources[p], keep_marked=True)) - len(mutants[p]) for p in paths)
+        counts = ", ".join(f"{p} {len(mutants[p])}" for p in paths) + (
+            f"; {marked} more marked equivalent, not listed" if marked else ""
+        )
         print(f"\n{sum(len(v) for v in mutants.values())} mutants: {counts}")
         return 0
     budget = args.max
@@ -895,7 +989,7 @@ def run(args: argparse.Namespace) -> int:
         reports = [ModuleReport(path) for path in paths]
         plan: dict[str, list[Mutant]] = {}
         for path in paths:
-            todo = mutants[path]
+            todo = draw_sample(mutants[path], args.sample, args.seed)
             if budget is not None:
                 todo = todo[: max(budget, 0)]
                 budget -= len(todo)
@@ -905,6 +999,12 @@ def run(args: argparse.Namespace) -> int:
         interrupted = False
         for report in reports:
             report.planned = len(plan[report.path])
+            # --max cuts a smoke run short; only --sample makes the module's row a sample.
+            drawn = len(draw_sample(mutants[report.path], args.sample, args.seed))
+            report.population = len(mutants[report.path]) if drawn < len(mutants[report.path]) else report.planned
+            report.marked = len(mutants_of(report.path, sources[report.path], keep_marked=True)) - len(
+                mutants[report.path]
+            )
             if not plan[report.path]:
                 report.note = "no mutants"
         # Cheapest modules first (mutants x the baseline time of their tests), so that a run cut
@@ -1075,6 +1175,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="only list the mutants")
     parser.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1)")
     parser.add_argument("--max", type=int, default=None, metavar="N", help="run at most N mutants (a smoke run)")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N mutants per module, drawn with a fixed seed; the table gives a 95%% interval",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the seed of --sample (default 0)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a runtime module is below 90%%")
     parser.add_argument(
         "--tests",

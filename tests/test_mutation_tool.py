@@ -148,3 +148,80 @@ def test_an_interrupted_run_prints_the_finished_mutants_and_exits_130(tmp_path: 
     counted, killed = int(row.split()[1]), int(row.split()[2])
     total = len(mutation.mutants_of("runtime/phase1/chunks.py", (ROOT / "runtime/phase1/chunks.py").read_text()))
     assert 1 <= killed <= counted < total, row
+
+
+def test_a_sample_is_deterministic_in_source_order_and_never_larger_than_asked() -> None:
+    source = (ROOT / "runtime" / "research" / "policy.py").read_text()
+    mutants = mutation.mutants_of("runtime/research/policy.py", source)
+    assert len(mutants) > 8
+    first = mutation.draw_sample(mutants, 8, 0)
+    assert first == mutation.draw_sample(mutants, 8, 0)
+    assert len(first) == 8 and len(set(first)) == 8
+    assert [mutants.index(m) for m in first] == sorted(mutants.index(m) for m in first)
+    assert first != mutation.draw_sample(mutants, 8, 1)
+    assert mutation.draw_sample(mutants, None, 0) == mutants
+    assert mutation.draw_sample(mutants, len(mutants) + 5, 0) == mutants
+
+
+@pytest.mark.parametrize(
+    ("killed", "counted", "low", "high"),
+    [(0, 0, 0.0, 1.0), (10, 10, 0.722, 1.0), (45, 50, 0.786, 0.957), (0, 20, 0.0, 0.161)],
+)
+def test_the_wilson_interval_of_a_sampled_rate(killed: int, counted: int, low: float, high: float) -> None:
+    got_low, got_high = mutation.wilson_interval(killed, counted)
+    assert got_low == pytest.approx(low, abs=1e-3) and got_high == pytest.approx(high, abs=1e-3)
+    if counted:
+        assert got_low <= killed / counted <= got_high
+
+
+def test_a_line_marked_equivalent_gets_no_mutant_unless_asked() -> None:
+    source = (
+        "from functools import lru_cache\n"
+        "\n"
+        "\n"
+        "@lru_cache(maxsize=64)  # mutation: equivalent: a cache size changes speed only\n"
+        "def f(x: int) -> bool:\n"
+        '    return x > 1  # "# mutation: equivalent" inside a string would not count\n'
+    )
+    assert mutation.equivalent_lines(source) == {4: "a cache size changes speed only"}
+    kept = mutation.mutants_of("m.py", source)
+    every = mutation.mutants_of("m.py", source, keep_marked=True)
+    assert [m.line for m in every if m not in kept] == [4]
+    assert {m.line for m in kept} == {6}
+    assert mutation.equivalent_lines('x = "# mutation: equivalent: no"\n') == {}
+
+
+def test_a_mutant_on_an_import_time_line_runs_every_test_of_its_module() -> None:
+    source = "LIMIT = 3\n\n\ndef over(x: int) -> bool:\n    return x > LIMIT\n"
+    (constant,) = [m for m in mutation.mutants_of("m.py", source) if m.line == 1]
+    coverage = mutation.Coverage(
+        lines={"m.py": {1: {"tests/t.py::child"}, 5: {"tests/t.py::in_process", "tests/t.py::child"}}},
+        import_lines={"m.py": {1, 4}},
+        durations={"tests/t.py::child": 2.0, "tests/t.py::in_process": 0.1},
+        failing=set(),
+    )
+    # Line 1 ran at import time in-process (no test) and inside one test's child process: the
+    # in-process test that uses LIMIT must be selected too, fastest first.
+    assert mutation.select_tests(constant, coverage) == ["tests/t.py::in_process", "tests/t.py::child"]
+
+
+def test_a_marker_on_its_own_line_marks_the_next_line_of_code() -> None:
+    source = "# mutation: equivalent: strict= on equal lengths\n# more words\n\npairs = list(zip(a, b, strict=True))\n"
+    assert mutation.equivalent_lines(source) == {4: "strict= on equal lengths"}
+
+
+def test_tests_sharing_a_module_fixture_with_a_covering_test_all_run() -> None:
+    source = "def render(x: int) -> str:\n    return '- ' + str(x)\n"
+    (dash,) = [m for m in mutation.mutants_of("m.py", source) if m.original == "'- '"]
+    coverage = mutation.Coverage(
+        lines={"m.py": {2: {"tests/t.py::test_first"}}},
+        import_lines={},
+        durations={"tests/t.py::test_first": 3.0, "tests/t.py::test_text": 0.01, "tests/u.py::test_other": 0.02},
+        failing=set(),
+        shared={
+            "tests/t.py::test_first": ["tests/t.py::runs"],
+            "tests/t.py::test_text": ["tests/t.py::runs"],  # asserts on what the fixture printed
+            "tests/u.py::test_other": ["tests/u.py::runs"],
+        },
+    )
+    assert mutation.select_tests(dash, coverage) == ["tests/t.py::test_text", "tests/t.py::test_first"]
