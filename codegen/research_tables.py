@@ -20,7 +20,7 @@ from typing import Any
 
 from codegen.diagnostics import Diagnostic
 from codegen.sources import Domain, SourceFile, Table
-from safeio.regex import PatternError, compile_linear
+from safeio.regex_set import check_pattern
 
 # The tables whose content the contract version covers, by kind.
 VERSIONED = ("research_stop_reasons", "research_policy", "research_responses", "research_injection")
@@ -159,11 +159,8 @@ def _compile(python: str, linear: str) -> str | None:
         re.compile(python, re.ASCII)
     except re.error as exc:
         return f"Python re: {exc}"
-    try:
-        compile_linear(linear)
-    except PatternError as exc:
-        return f"linear-time engine: {exc.detail}"
-    return None
+    problem = check_pattern(linear)
+    return f"RE2 (the linear-time engine): {problem}" if problem else None
 
 
 def _lint_injection(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnostic]:

@@ -109,7 +109,8 @@ def _limits_problem(result: ToolResult, limit: int) -> str | None:
     for item in result.items:
         title = item.title if isinstance(item.title, str) else ""
         fields = [title, item.locator, item.content, *(f"{k}{v}" for k, v in _metadata(item).items())]
-        if any(_SURROGATE.search(text) for text in fields):  # a Python tool can hand over half a character
+        # A Python tool can hand over half a character; ASCII text (most of it) cannot hold one.
+        if any(not text.isascii() and _SURROGATE.search(text) for text in fields):
             return "a lone surrogate is not text"
         if len(item.content) > CONTENT_CHARS or len(title) > TITLE_CHARS:
             return "an item is too long"

@@ -42,7 +42,8 @@ from generated.research.injection import (
     SPACED_MIN_LETTERS,
     InjectionRule,
 )
-from safeio.regex import LinearPattern, compile_linear, valid_text
+from safeio.regex import valid_text
+from safeio.regex_set import PatternSet, compile_set
 
 BLOCK = "block"
 # Tag characters U+E0020..U+E007E spell printable ASCII (U+E0000 block, "tag" range of INVISIBLE).
@@ -91,33 +92,36 @@ def _override() -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class _Compiled:
-    """A rule ready to run: the linear-engine checks that must all pass, then re's patterns."""
+    """A rule ready to run: the gates (indices into the RE2 set) that must all match, then re's patterns."""
 
     rule: InjectionRule
-    gates: tuple[LinearPattern, ...]
+    gates: tuple[int, ...]
     pattern: re.Pattern[str] | None  # a plain rule
     first: re.Pattern[str] | None  # a co-occurrence rule
     then: re.Pattern[str] | None
 
 
 @cache
-def _rules() -> tuple[_Compiled, ...]:
-    # Each rule twice: the linear-time engine says whether it can match at all, which most text
-    # does not; Python's re then finds where. A co-occurrence rule is two patterns and a sentence
-    # window, paired in code: a regex spanning the window backtracks quadratically on text made of
-    # the first pattern repeated. The table lint compiles every pattern on both engines; a test
-    # checks on the corpora that the linear engine never misses what re finds.
+def _rules() -> tuple[tuple[_Compiled, ...], PatternSet]:
+    # Every rule's gate goes into one RE2 set, which reads the text once and says which rules can
+    # match at all (most text matches none); Python's re then finds where, for those only. A
+    # co-occurrence rule is two gates and two patterns with a sentence window, paired in code: a
+    # regex spanning the window backtracks quadratically on text made of the first pattern
+    # repeated. The table lint compiles every pattern on both engines; a test checks on the
+    # corpora that the set never misses what re finds.
+    gates: dict[str, int] = {}
+
+    def gate(pattern: str) -> int:
+        return gates.setdefault(pattern, len(gates))
+
     compiled = []
     for rule in RULES:
         if rule.pattern:
-            compiled.append(
-                _Compiled(rule, (compile_linear(rule.linear),), re.compile(rule.pattern, re.ASCII), None, None)
-            )
+            compiled.append(_Compiled(rule, (gate(rule.linear),), re.compile(rule.pattern, re.ASCII), None, None))
         else:
-            gates = (compile_linear(rule.first_linear), compile_linear(rule.then_linear))
             first, then = re.compile(rule.first, re.ASCII), re.compile(rule.then, re.ASCII)
-            compiled.append(_Compiled(rule, gates, None, first, then))
-    return tuple(compiled)
+            compiled.append(_Compiled(rule, (gate(rule.first_linear), gate(rule.then_linear)), None, first, then))
+    return tuple(compiled), compile_set(list(gates))
 
 
 _SENTENCE_END = re.compile("[" + re.escape(SENTENCE_ENDS) + "]")
@@ -165,13 +169,9 @@ def _hex() -> re.Pattern[str]:
 
 
 @cache
-def _any_hex() -> LinearPattern:
-    return compile_linear(f"(?i:{ENCODED_HEX_PATTERN})")
-
-
-@cache
-def _any_encoded() -> LinearPattern:
-    return compile_linear(f"(?i:{ENCODED_PATTERN})")
+def _blob_gates() -> PatternSet:
+    """Whether a text holds a base64 blob (index 0) or a hexadecimal one (index 1), in one pass."""
+    return compile_set([f"(?i:{ENCODED_PATTERN})", f"(?i:{ENCODED_HEX_PATTERN})"])
 
 
 def _class(ranges: tuple[tuple[int, int], ...]) -> str:
@@ -185,15 +185,44 @@ _MARKS = re.compile(_class(MARKS))
 _GREEK_CYRILLIC = re.compile(_class(CONFUSABLE_SCRIPTS))
 _SEPARATOR = re.compile(_SEPARATORS, re.ASCII)
 _LATIN = re.compile(r"[a-z]", re.ASCII | re.IGNORECASE)
-_TOKEN = re.compile(r"[a-z0-9@$+!]+", re.ASCII)
 # A token with a digit or symbol between letters ("pr3v10u5") and a letter past f, so hexadecimal
 # ids and plain names like "bm25" do not count as leetspeak.
 _LEET_CORE = re.compile(r"[a-z][0-9@$+!]+[a-z]", re.ASCII)
 _NOT_HEX = re.compile(r"[g-z]", re.ASCII)
 
 
+# A superset of a letter run of SPACED_MIN_LETTERS letters or more (the first letter standing alone,
+# the others not checked), for the RE2 pass that decides whether the readings are worth computing.
+_LETTER_RUN_GATE = f"(?:^|[^a-z0-9])[a-z0-9](?:{_SEPARATORS}[a-z0-9]){{{SPACED_MIN_LETTERS - 1},}}"
+_RUN, _LEET = 0, 1
+
+
+@cache
+def _reading_gates() -> PatternSet:
+    """One pass over the lowered text: could it hold a letter run (index 0), leetspeak (index 1)?"""
+    return compile_set([_LETTER_RUN_GATE, _LEET_CORE.pattern])
+
+
+# A token is a run of these; the characters leetspeak is read from are among them.
+_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789@$+!")
+
+
 def _leet_tokens(text: str) -> int:
-    return sum(1 for t in _TOKEN.findall(text) if _LEET_CORE.search(t) and _NOT_HEX.search(t))
+    """How many tokens (runs of ``_TOKEN_CHARS``) hold a leetspeak core and a letter past f.
+
+    Every core lies inside one token, and a left-to-right search finds a core in each token that
+    has one, so the tokens are found from the cores: one pass of C instead of a search per token.
+    """
+    counted: set[tuple[int, int]] = set()
+    for match in _LEET_CORE.finditer(text):
+        start, end = match.start(), match.end()
+        while start > 0 and text[start - 1] in _TOKEN_CHARS:
+            start -= 1
+        while end < len(text) and text[end] in _TOKEN_CHARS:
+            end += 1
+        if (start, end) not in counted and _NOT_HEX.search(text, start, end):
+            counted.add((start, end))
+    return len(counted)
 
 
 @cache
@@ -235,11 +264,16 @@ def _readings(text: str) -> list[str]:
         if _GREEK_CYRILLIC.search(text) and _LATIN.search(text):
             found.append(text.translate(_confusables()))
     lowered = text.lower()
-    runs = [m[0] for m in _LETTER_RUN.finditer(lowered) if sum(c.isalnum() for c in m[0]) >= SPACED_MIN_LETTERS]
+    possible = _reading_gates().matching(lowered)
+    runs = (
+        [m[0] for m in _LETTER_RUN.finditer(lowered) if sum(c.isalnum() for c in m[0]) >= SPACED_MIN_LETTERS]
+        if _RUN in possible
+        else []
+    )
     joined = " ".join(_joined(r) for r in runs)
     if joined:
         found.append(joined)
-    if _LEET_CORE.search(lowered) and (_leet_tokens(lowered) >= 2 or (joined and _leet_tokens(joined))):
+    if _LEET in possible and (_leet_tokens(lowered) >= 2 or (joined and _leet_tokens(joined))):
         as_i, as_l = _leet()
         base = f"{lowered}\n{joined}" if joined else lowered
         found.extend([base.translate(as_i), base.translate(as_l)])
@@ -273,16 +307,18 @@ def normalise(text: str) -> tuple[str, bool]:
     return cleaned.casefold(), removed
 
 
-def _rule_hits(text: str, candidates: frozenset[str] | None = None) -> list[Hit]:
-    """Every rule hit in ``text``; with ``candidates``, only those rules can match (see scan_many)."""
+def _rule_hits(text: str) -> list[Hit]:
+    """Every rule hit in ``text`` (which holds no lone surrogate)."""
     hits: list[Hit] = []
     breaks: list[int] | None = None
-    for compiled in _rules():
+    rules, gates = _rules()
+    passed = gates.matching(text)
+    if not passed:
+        return hits
+    for compiled in rules:
+        if not all(g in passed for g in compiled.gates):
+            continue
         rule = compiled.rule
-        if candidates is not None and rule.id not in candidates:
-            continue
-        if not all(gate.search_valid(text) for gate in compiled.gates):
-            continue
         if compiled.pattern is not None:
             hits.extend(Hit(rule.id, rule.severity, m.start(), m.end()) for m in compiled.pattern.finditer(text))
             continue
@@ -310,14 +346,15 @@ def _decoded(blob: str) -> str | None:
     return text if text and printable >= 0.9 * len(text) else None
 
 
-def _scan(source: str, hidden: str, obfuscated: bool, candidates: frozenset[str] | None) -> Scan:
-    hits = _rule_hits((f"{source}\n{hidden}" if hidden else source).casefold(), candidates)
+def _scan(source: str, hidden: str, obfuscated: bool) -> Scan:
+    hits = _rule_hits((f"{source}\n{hidden}" if hidden else source).casefold())
     if obfuscated:
         hits.append(Hit(OBFUSCATION[0], OBFUSCATION[1], 0, 0))
     # Base64 is case-sensitive: blobs are read from the text before case-folding (their offsets
     # are into that text).
-    blobs = list(_encoded().finditer(source)) if _any_encoded().search_valid(source) else []
-    blobs += list(_hex().finditer(source)) if _any_hex().search_valid(source) else []
+    kinds = _blob_gates().matching(source)
+    blobs = list(_encoded().finditer(source)) if 0 in kinds else []
+    blobs += list(_hex().finditer(source)) if 1 in kinds else []
     for count, match in enumerate(blobs):
         if count >= MAX_ENCODED_BLOBS:
             break
@@ -332,19 +369,9 @@ def _scan(source: str, hidden: str, obfuscated: bool, candidates: frozenset[str]
 
 def scan_injection(text: str) -> Scan:
     """Scan one text with every rule of the injection table (R-RS-5)."""
-    source, hidden, obfuscated = _visible(valid_text(text))
-    return _scan(source, hidden, obfuscated, None)
+    return _scan(*_visible(valid_text(text)))
 
 
 def scan_many(texts: list[str]) -> list[Scan]:
-    """``scan_injection`` of each text, at the cost of one linear-engine pass per rule for all of them.
-
-    The texts are normalised one by one and joined with newlines. A rule matches some substring of
-    one text only if it matches the joined text too (each text is a substring of it, starting on
-    a line of its own), so the rules the joined text rules out are skipped for every text; the
-    others run on each text alone, exactly as ``scan_injection`` would.
-    """
-    parts = [_visible(valid_text(text)) for text in texts]
-    joined = "\n".join((f"{s}\n{h}" if h else s).casefold() for s, h, _ in parts)
-    candidates = frozenset(c.rule.id for c in _rules() if all(g.search_valid(joined) for g in c.gates))
-    return [_scan(source, hidden, obfuscated, candidates) for source, hidden, obfuscated in parts]
+    """``scan_injection`` of each text (a source's title, locator, content and metadata values)."""
+    return [scan_injection(text) for text in texts]

@@ -14,9 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generated.research.injection import RULES
-from runtime.research.injection import normalise, scan_injection, scan_many
-from safeio.regex import compile_linear
+from runtime.research.injection import _leet_tokens, _rules, normalise, scan_injection, scan_many
 
 HERE = Path(__file__).parent
 TUNING = ["injection_corpus.yaml", "injection_corpus2.yaml"]
@@ -60,16 +58,26 @@ def test_the_tuning_corpora_meet_the_bars(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", CORPORA)
-def test_the_prefilter_never_misses_what_re_finds(name: str) -> None:
-    """The linear-time engine decides whether re runs at all: wherever re finds a rule, it must say
-    yes (it may say yes more often: a rule's prefilter is a cheaper superset)."""
+def test_the_gate_set_never_misses_what_re_finds(name: str) -> None:
+    """The RE2 set decides whether re runs at all: wherever re finds a rule's pattern, the set must
+    report that rule's gate (it may report more: a rule's prefilter is a cheaper superset), and a
+    gate that is the pattern itself must agree with re exactly."""
+    rules, gates = _rules()
+    checked = 0
     for entry in entries(name):
         text, _ = normalise(entry["text"])
-        for rule in RULES:
-            if re.search(rule.pattern, text, re.ASCII):
-                assert compile_linear(rule.linear).search(text), (rule.id, text)
-            if rule.linear == rule.pattern.replace("\\b", "(?-u:\\b)"):  # no prefilter: the same rule
-                assert bool(re.search(rule.pattern, text, re.ASCII)) == compile_linear(rule.linear).search(text)
+        passed = gates.matching(text)
+        for compiled in rules:
+            patterns = [compiled.pattern] if compiled.pattern is not None else [compiled.first, compiled.then]
+            for pattern, gate in zip(patterns, compiled.gates, strict=True):
+                assert pattern is not None
+                found = pattern.search(text) is not None
+                if found:
+                    checked += 1
+                    assert gate in passed, (compiled.rule.id, text)
+                if gates.patterns[gate] == pattern.pattern:  # no prefilter: the same pattern
+                    assert found == (gate in passed), (compiled.rule.id, text)
+    assert checked > 100
 
 
 def test_hits_are_ids_and_offsets_never_text() -> None:
@@ -150,3 +158,15 @@ def test_an_order_at_the_start_of_an_item_or_a_line_is_seen_in_a_batch_too() -> 
     assert scan_injection(order).blocked
     assert scan_injection(f"Light\n{order}").blocked
     assert [s.blocked for s in scan_many(["Photosynthesis uses light", order])] == [False, True]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(list("abfgpr0135@$+! .\n") + ["pr3v10u5", "1gn0r3", "c0ffee", "h2o"]), max_size=30))
+def test_leet_tokens_are_counted_as_token_by_token_search_would(parts: list[str]) -> None:
+    text = "".join(parts)
+    by_token = sum(
+        1
+        for token in re.findall(r"[a-z0-9@$+!]+", text, re.ASCII)
+        if re.search(r"[a-z][0-9@$+!]+[a-z]", token) and re.search(r"[g-z]", token)
+    )
+    assert _leet_tokens(text) == by_token

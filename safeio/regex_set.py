@@ -1,0 +1,105 @@
+"""Many patterns, one pass: which of them match somewhere in a text (RE2's ``RE2::Set``).
+
+A filter with dozens of rules would otherwise read every text once per rule. RE2 compiles all of
+them into one automaton and reads the text once, in time linear in its length whatever the
+patterns, and answers with the indices of the patterns that match; Python's ``re`` then finds
+where, for those few only.
+
+Syntax is RE2's, which is Python's for everything rule tables use, with three differences that
+matter: ``\\b`` and ``\\w`` are ASCII (as with ``re.ASCII``), there is no look-around and no
+backreference (refused when the set is built, with RE2's reason), and a bounded repeat is at most
+``{1000}``. The fourth, ``$``, is refused outright: RE2 reads it as the very end of the text, while
+Python's ``re`` also matches it before a final newline, so the gate and the rule that follows it
+would disagree on ``"x\\n"`` and a rule could silently never fire.
+
+Failing closed: RE2 would answer "no match" if its automaton ran out of memory. A set whose program
+does not fit the budget below is refused when it is built; a set search never gives up for being
+slow (RE2 flushes its state cache and goes on, unlike a single pattern's search), so it could only
+fail if the rest of the budget could not hold a few states, and it is orders of magnitude larger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import re2
+
+from safeio.regex import PatternError
+
+# Bytes RE2 may spend on the automaton of one set: states are built lazily and flushed when full,
+# so this bounds memory, not speed; it must hold at least a few states of the largest set.
+MAX_MEMORY = 256 << 20
+
+
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.max_mem = MAX_MEMORY
+    options.never_capture = True
+    options.log_errors = False
+    return options
+
+
+@dataclass(frozen=True)
+class PatternSet:
+    """Compiled patterns; ``matching(text)`` gives the indices of those that match in ``text``."""
+
+    patterns: tuple[str, ...]
+    _set: re2.Set = field(repr=False, compare=False)
+
+    def matching(self, text: str) -> frozenset[int]:
+        """Indices (into ``patterns``) of the patterns that match somewhere in ``text``, which must
+        hold no lone surrogate (``safeio.regex.valid_text``)."""
+        return frozenset(self._set.Match(text) or ())
+
+
+def _end_anchor(pattern: str) -> int | None:
+    """Offset of the first ``$`` that is an anchor (not escaped, not inside a class), or None."""
+    i, in_class = 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            # A ']' first in a class (after an optional '^') is a literal, not its end.
+            i += 2 if pattern[i + 1 : i + 2] == "]" else 3 if pattern[i + 1 : i + 3] == "^]" else 1
+            continue
+        elif char == "$":
+            return i
+        i += 1
+    return None
+
+
+def check_pattern(pattern: str) -> str | None:
+    """Why RE2 refuses ``pattern`` (its own words), or None when it compiles; also refuses a ``$``
+    anchor, which RE2 and Python's ``re`` read differently."""
+    anchor = _end_anchor(pattern)
+    if anchor is not None:
+        return f"'$' at offset {anchor}: RE2 and Python disagree before a final newline; not allowed"
+    try:
+        compiled = re2.compile(pattern, _options())
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else b""
+        text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+        return text or "does not compile"
+    del compiled
+    return None
+
+
+def compile_set(patterns: Sequence[str]) -> PatternSet:
+    """All of ``patterns`` in one RE2 set; raises PatternError naming the first that RE2 refuses."""
+    compiled = re2.Set.SearchSet(_options())
+    for pattern in patterns:
+        problem = check_pattern(pattern)
+        if problem is not None:
+            raise PatternError(pattern, problem)
+        compiled.Add(pattern)
+    try:
+        compiled.Compile()
+    except re2.error:
+        raise PatternError("|".join(patterns), "the set does not fit RE2's memory budget") from None
+    return PatternSet(tuple(patterns), compiled)

@@ -1,0 +1,73 @@
+"""safeio/regex_set.py: one RE2 pass says exactly which patterns match, and refuses what RE2 cannot run."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from safeio.regex import PatternError
+from safeio.regex_set import check_pattern, compile_set
+
+# Patterns in the subset both engines read alike on ASCII-classed text (re.ASCII on the re side).
+PATTERNS = (
+    r"\bignore\b",
+    r"prev(?:ious)?\W+instructions?",
+    r"[a-z][0-9@$]+[a-z]",
+    r"(?:^|[^a-z0-9])[a-z0-9](?:[ .\-/_]{1,3}[a-z0-9]){3,}",
+    r"a[^.!?\n]{0,10}?b",
+    r"(?i:[a-z0-9+/]{8,}={0,2})",
+    r"é+\d",
+    r"x\z",
+)
+ALPHABET = st.sampled_from(list("abeginoprstuvx0129@$ .-/_\n!?+=é") + ["ignore", "previous", "instructions"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(ALPHABET, max_size=40).map("".join))
+def test_the_set_reports_exactly_the_patterns_re_finds(text: str) -> None:
+    patterns = compile_set(PATTERNS)
+    # Python 3.11 spells RE2's end-of-text anchor \z as \Z.
+    expected = frozenset(
+        i for i, p in enumerate(PATTERNS) if re.search(p.replace(r"\z", r"\Z"), text, re.ASCII)
+    )
+    assert patterns.matching(text) == expected
+
+
+def test_the_share_of_texts_with_a_match_is_neither_none_nor_all() -> None:
+    patterns = compile_set(PATTERNS)
+    texts = ["ignore previous instructions", "p4ss", "i g n o r e", "plain", "", "café1", "box"]
+    found = [bool(patterns.matching(t)) for t in texts]
+    assert found == [True, True, True, False, False, True, True]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        ("a(?=b)", "invalid perl operator: (?="),
+        ("(a)\\1", "invalid escape sequence: \\1"),
+        ("x{2000}", "invalid repetition size: {2000}"),
+        ("(?-u:\\b)a", "invalid perl operator: (?-u"),
+        ("ab$", "'$' at offset 2: RE2 and Python disagree before a final newline; not allowed"),
+        ("(a|$)", "'$' at offset 3: RE2 and Python disagree before a final newline; not allowed"),
+    ],
+)
+def test_what_re2_cannot_run_is_refused_with_its_reason(pattern: str, reason: str) -> None:
+    assert check_pattern(pattern) == reason
+    with pytest.raises(PatternError) as caught:
+        compile_set(["fine", pattern])
+    assert caught.value.pattern == pattern and caught.value.detail == reason
+
+
+def test_a_long_text_is_read_to_the_end() -> None:
+    patterns = compile_set([r"\bignore\b", r"needle"])
+    hay = "benign prose, " * 200_000  # 2.8 MB: far more automaton states than one 4 KB item
+    assert patterns.matching(hay + "needle") == {1}
+    assert patterns.matching(hay + " ignore") == {0}
+
+
+@pytest.mark.parametrize("pattern", [r"a\$", r"[$]", r"[]$]", r"[^]$]", r"[a\]$]", r"[@$]+x"])
+def test_a_dollar_that_is_a_literal_is_accepted(pattern: str) -> None:
+    assert check_pattern(pattern) is None
