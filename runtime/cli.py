@@ -288,6 +288,33 @@ def _terminate(signum: int, frame: object) -> None:
     raise SystemExit(EXIT_SIGTERM)
 
 
+def _codex_args_verbatim(arguments: list[str]) -> list[str]:
+    """``arguments`` with a ``--`` after ``autoresearch --resume RUN_ID`` and the rcs options before it.
+
+    argparse starts a REMAINDER only at a positional argument, so codex args after a run id that
+    begin with a dash (``--resume run-1 --sandbox workspace-write``) were refused as rcs options;
+    everything after the run id is codex's, as after the mission directory.
+    """
+    if arguments[:1] != ["autoresearch"]:
+        return arguments
+    index, resumed = 1, False
+    while index < len(arguments):
+        token = arguments[index]
+        if token == "--":
+            return arguments
+        if token in ("--resume", "--max-iterations") and index + 1 < len(arguments):
+            resumed |= token == "--resume"
+            index += 2
+        elif token.startswith(("--resume=", "--max-iterations=")):
+            resumed |= token.startswith("--resume=")
+            index += 1
+        else:
+            break
+    if not resumed or index >= len(arguments):
+        return arguments
+    return [*arguments[:index], "--", *arguments[index:]]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rcs`` console script."""
     arguments = sys.argv[1:] if argv is None else argv
@@ -308,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
             from codegen.cli import main as codegen_main
 
             return codegen_main(arguments[1:])
-        args = _parser().parse_args(arguments)
+        args = _parser().parse_args(_codex_args_verbatim(arguments))
         if args.command == "phase1":
             from runtime.phase1.command import main as phase1_main
 

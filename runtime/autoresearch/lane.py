@@ -93,9 +93,11 @@ def _snapshot(worktree: Path, head: str, message: str) -> str:
             git.run(worktree, "add", "--all", "--", ".", env=env)
         except RcsError:
             # Something git will not add (an embedded repository with no commit, say): keep what it
-            # will, path by path, rather than lose everything.
+            # will, path by path, rather than lose everything. Paths are literal: a file named
+            # ":draft.md" is not pathspec magic.
+            literal = {**env, "GIT_LITERAL_PATHSPECS": "1"}
             for rel in git.dirty_paths(worktree):
-                git.run(worktree, "add", "--all", "--", rel, env=env, check=False)
+                git.run(worktree, "add", "--all", "--", rel, env=literal, check=False)
         tree = git.run(worktree, "write-tree", env=env).strip()
     identity = {
         "GIT_AUTHOR_NAME": C.SNAPSHOT_NAME,

@@ -180,3 +180,16 @@ def test_help_describes_the_supervisor() -> None:
                    ".rcs/state/autoresearch-state.json", "RCS_CODEX_BIN", "score_improvement | pass_only",
                    "resumable"]:
         assert needle in text, needle
+
+
+def test_codex_args_after_a_resumed_run_id_may_start_with_a_dash(lab: Lab) -> None:
+    # SPEC 9.3: codex args given to --resume replace the recorded ones; argparse alone refused a
+    # first one starting with a dash as an unknown rcs option.
+    lab.set_plan({})
+    assert lab.rcs("--max-iterations", "1", "mission", "-m", "o3").returncode == 0
+    run_id = lab.manifest()["run_id"]
+    resumed = lab.rcs("--max-iterations", "1", "--resume", run_id, "--sandbox", "workspace-write")
+    assert resumed.returncode == 0, resumed.stderr
+    call = json.loads((lab.root / "codex-log/2.json").read_text())
+    assert call["argv"] == [str(FAKE), "exec", "--sandbox", "workspace-write", "-"]
+    assert lab.manifest()["codex_argv"] == call["argv"]
