@@ -95,7 +95,10 @@ def run(path: str, config_path: str | None, out: TextIO, err: TextIO) -> int:
         for _, architect, auditor in rounds(lines_of(raw)):
             state = run_round(state, architect, auditor)
             try:
-                record = state.trace[-1].model_dump(mode="json", by_alias=True)
+                last = state.trace[-1]
+                # mutation: equivalent: mode= and by_alias= (next line): a trace record holds only
+                # JSON types, and its one aliased field ($schema) is never set on a record rcs writes
+                record = last.model_dump(mode="json", by_alias=True)
                 out.write(printable_json(json.dumps(record, ensure_ascii=False)) + "\n")
                 out.flush()
             except BrokenPipeError:

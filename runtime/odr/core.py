@@ -23,7 +23,7 @@ from safeio.regex import LinearPattern, PatternError, compile_linear
 SIDES = tuple(HEADERS)  # the parsers of the stop-rules table, architect first
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=64)  # mutation: equivalent: a cache size changes speed, not results
 def compiled_patterns(patterns: tuple[str, ...]) -> tuple[LinearPattern, ...]:
     """The code-leak patterns, compiled once; ODRConfigError names the first that does not (R-ODR-8).
 
@@ -58,7 +58,7 @@ class ODRState:
 def code_leaks(config: ODRConfig, architect: str, auditor: str) -> list[CodeLeakMatch]:
     """Every (side, pattern) that matched, architect first, patterns in order (R-ODR-7)."""
     found = []
-    for side, text in zip(SIDES, (architect, auditor), strict=True):
+    for side, text in zip(SIDES, (architect, auditor), strict=True):  # mutation: equivalent: two and two
         for pattern in compiled_patterns(tuple(config.code_leak_patterns)):
             if pattern.search(text):
                 found.append(CodeLeakMatch(side=side, pattern=pattern.pattern))  # type: ignore[arg-type]
@@ -98,11 +98,12 @@ def run_round(state: ODRState, architect_raw: object, auditor_raw: object) -> OD
             metrics=metrics(True, state.stable_count),
             code_leak_matches=leaks,
         )
-    parsed = {side: parse(side, text) for side, text in zip(SIDES, (architect, auditor), strict=True)}
+    pairs = zip(SIDES, (architect, auditor), strict=True)  # mutation: equivalent: two and two
+    parsed = {side: parse(side, text) for side, text in pairs}
     failures = [
         SourcedParseError(source=side, code=result.error.code, message=result.error.message)  # type: ignore[arg-type]
         for side, result in parsed.items()
-        if not result.ok and result.error is not None
+        if result.error is not None  # a result has an error exactly when it is not ok
     ]
     if failures:
         return stopped(

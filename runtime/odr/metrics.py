@@ -7,7 +7,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096)  # mutation: equivalent: a cache size changes speed, not results
 def _keep(char: str) -> bool:
     """Letters, decimal digits and whitespace survive; everything else becomes a space."""
     category = unicodedata.category(char)
@@ -33,7 +33,7 @@ def similarity(a: str, b: str, k: int) -> Fraction:
     ``1 - 9/10`` is not ``0.09999999999999998``.
     """
     wa, wb = words(a), words(b)
-    if len(wa) < k or len(wb) < k:
+    if min(len(wa), len(wb)) < k:
         return Fraction(1 if wa == wb else 0)
     sa, sb = shingles(wa, k), shingles(wb, k)
     return Fraction(len(sa & sb), len(sa | sb))

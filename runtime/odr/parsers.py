@@ -43,13 +43,13 @@ class Hit(NamedTuple):
     end: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # mutation: equivalent: nothing assigns to a scan
 class Scan:
     """One pass over a text: where each required header stands."""
 
     parser: str
     headers: tuple[Header, ...]
-    text: str | None
+    text: str  # "" when the output is not text at all: EMPTY_INPUT either way
     hits: tuple[Hit, ...]
 
 
@@ -57,14 +57,14 @@ def _scan(parser: str, raw: object) -> Scan:
     headers = HEADERS[parser]
     text = as_text(raw)
     if text is None:
-        return Scan(parser, headers, None, ())
+        return Scan(parser, headers, "", ())
     text = normalize_newlines(text.removeprefix(BOM))
     wanted = {h.name.translate(_ASCII_LOWER): h.name for h in headers}
     names: dict[str, str | None] = {}  # candidate text -> header name; candidates repeat a lot
     hits = []
     for match in _HEADER_LINE.finditer(text):
         start = match.start()
-        line_start = start if start == 0 or text[start - 1] == "\n" else text.rfind("\n", 0, start) + 1
+        line_start = text.rfind("\n", 0, start) + 1  # at a line start: one step back, or none
         if line_start != start and not text[line_start:start].isspace():
             continue
         candidate = match[1]
@@ -81,7 +81,7 @@ def _error(code: ParseErrorCode, **fields: str) -> ParseError:
 
 
 def _empty_input(scan: Scan) -> ParseError | None:
-    if scan.text is None or not scan.text.strip():
+    if not scan.text.strip():
         return _error(ParseErrorCode.EMPTY_INPUT, source=scan.parser)
     return None
 
@@ -106,7 +106,7 @@ def _missing_header(scan: Scan) -> ParseError | None:
 def _header_out_of_order(scan: Scan) -> ParseError | None:
     expected = [h.name for h in scan.headers]
     found = [hit.name for hit in scan.hits]
-    text = scan.text or ""
+    text = scan.text
     preamble = bool(text[: scan.hits[0].start if scan.hits else len(text)].strip())
     if found != expected or preamble:
         shown = (["text"] if preamble else []) + found
@@ -116,9 +116,10 @@ def _header_out_of_order(scan: Scan) -> ParseError | None:
 
 def _sections(scan: Scan) -> dict[str, str]:
     """Each header's body: the text between its line and the next required header's line."""
-    text = scan.text or ""
+    text = scan.text
     starts = [hit.start for hit in scan.hits[1:]] + [len(text)]
-    return {hit.name: text[hit.end + 1 : max(hit.end + 1, nxt)] for hit, nxt in zip(scan.hits, starts, strict=True)}
+    pairs = zip(scan.hits, starts, strict=True)  # mutation: equivalent: one start per hit by construction
+    return {hit.name: text[hit.end + 1 : max(hit.end + 1, nxt)] for hit, nxt in pairs}
 
 
 def _empty_requirement(scan: Scan) -> ParseError | None:

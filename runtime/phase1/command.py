@@ -45,7 +45,8 @@ def run(path: str, query: str, top_k: int, output: str, out: TextIO, err: TextIO
         print(printable(M.phase1_prefix(problem=str(exc))), file=err)
         return EXIT_USAGE
     if output == "json":
-        out.write(printable_json(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False)) + "\n")
+        document = result.model_dump(mode="json")  # mutation: equivalent: a result holds only JSON types
+        out.write(printable_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
         return EXIT_OK
     section_of = {c.chunk_id: c.section for c in ingested.chunks}
     lines = [

@@ -1,0 +1,498 @@
+"""Lane and process behaviour that mutants bench/mutation.py found alive in runtime/autoresearch.
+
+Each test calls the module on its own (a real git repository, no supervisor session), so it is
+fast, and asserts what the contract and the rulings ask of it (R-AR-2, R-AR-6, R-AR-9).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from generated.autoresearch import config as C
+from generated.autoresearch.errors import GitError, ResumeError
+from runtime.autoresearch import git as git_calls
+from runtime.autoresearch import judge, lane, mission, supervisor
+from runtime.autoresearch.processes import STOP_REQUESTED, Interrupted, Outcome, Signals, run_group
+from tests.autoresearch.conftest import Lab, git, make_repo, pid_alive, score_step
+from tests.conftest import ROOT
+
+BRANCH = "autoresearch/mission/20261122-000000-1"
+ALLOW_FILE = ("-c", "protocol.file.allow=always")  # the submodule is cloned from a local path
+
+
+def _lane(tmp_path: Path, repo: Path) -> tuple[Path, str]:
+    """A run lane (branch and worktree) at the repository's HEAD, made as launch makes it."""
+    kept = git(repo, "rev-parse", "HEAD").strip()
+    worktree = tmp_path / "repo.rcs-worktrees" / "autoresearch-mission-20261122-000000-1"
+    lane.create(repo, BRANCH, worktree, kept)
+    lane.write_excludes(worktree)
+    return worktree, kept
+
+
+def _submodule_lane(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A repository with a submodule ``lib``, and a lane in which that submodule is checked out."""
+    source = tmp_path / "libsrc"
+    git(tmp_path, "init", "-q", "-b", "main", str(source))
+    (source / "lib.txt").write_text("library\n")
+    git(source, "add", "-A")
+    git(source, "commit", "-q", "-m", "lib")
+    repo = make_repo(tmp_path)
+    git(repo, *ALLOW_FILE, "submodule", "add", "-q", str(source), "lib")
+    git(repo, "commit", "-q", "-m", "submodule")
+    worktree, kept = _lane(tmp_path, repo)
+    git(worktree, *ALLOW_FILE, "submodule", "update", "--init", "-q")  # as a worker may do
+    assert (worktree / "lib/lib.txt").read_text() == "library\n"
+    return repo, worktree, kept
+
+
+def _recorded(worktree: Path, kept: str, path: str) -> str:
+    """The commit the kept superproject commit records for a submodule."""
+    mode, kind, sha = git(worktree, "ls-tree", kept, "--", path).split("\t")[0].split()
+    assert (mode, kind) == ("160000", "commit")
+    return sha
+
+
+def _status(worktree: Path) -> str:
+    return git(worktree, "status", "--porcelain", "--untracked-files=all", "--ignore-submodules=none")
+
+
+# --- reset puts checked-out submodules back too (R-AR-9) --------------------------------------------
+
+
+def test_reset_moves_a_submodule_the_worker_committed_in_back_to_the_recorded_commit(tmp_path: Path) -> None:
+    _, worktree, kept = _submodule_lane(tmp_path)
+    recorded = _recorded(worktree, kept, "lib")
+    sub = worktree / "lib"
+    (sub / "lib.txt").write_text("the worker's library\n")
+    git(sub, "commit", "-q", "-am", "worker commit inside the submodule")
+    assert git(sub, "rev-parse", "HEAD").strip() != recorded
+    assert _status(worktree).strip()  # the superproject sees the moved submodule
+
+    lane.reset(worktree, BRANCH, kept)
+
+    assert git(sub, "rev-parse", "HEAD").strip() == recorded
+    assert (sub / "lib.txt").read_text() == "library\n"
+    assert _status(worktree) == ""
+    assert lane.at_kept(worktree, BRANCH, kept)
+
+
+def test_reset_removes_untracked_and_ignored_files_inside_a_submodule(tmp_path: Path) -> None:
+    _, worktree, kept = _submodule_lane(tmp_path)
+    sub = worktree / "lib"
+    (sub / "lib.txt").write_text("hacked\n")
+    (sub / "scratch.txt").write_text("the worker's untracked file\n")
+    (sub / "build").mkdir()
+    (sub / "build/out.o").write_text("object\n")
+    (sub / ".gitignore").write_text("build/\n")  # untracked itself; build/ is ignored output
+    assert _status(worktree).strip()
+
+    lane.reset(worktree, BRANCH, kept)
+
+    assert (sub / "lib.txt").read_text() == "library\n"
+    assert sorted(p.name for p in sub.iterdir()) == [".git", "lib.txt"]
+    assert _status(worktree) == ""
+    assert lane.at_kept(worktree, BRANCH, kept)
+
+
+# --- a failed launch removes what it created (R-AR-2) -------------------------------------------------
+
+
+def test_remove_takes_away_a_lane_directory_git_never_registered(tmp_path: Path) -> None:
+    # A launch stopped while `git worktree add` ran (git is killed on a signal or its timeout) can
+    # leave the lane's directory, with files in it, that git does not know as a worktree; `git
+    # worktree remove` then fails, and the directory and the branch must go all the same.
+    repo = make_repo(tmp_path)
+    worktree = tmp_path / "repo.rcs-worktrees" / "autoresearch-mission-20261122-000000-1"
+    worktree.mkdir(parents=True)
+    (worktree / "score.txt").write_text("0\n")
+    git(repo, "branch", BRANCH)
+    assert str(worktree) not in git(repo, "worktree", "list", "--porcelain")
+
+    lane.remove(repo, BRANCH, worktree)
+
+    assert not worktree.exists()
+    assert not worktree.parent.exists()  # the lanes directory the launch made, now empty
+    assert git(repo, "branch", "--list", BRANCH) == ""
+    assert git(repo, "branch", "--list") == "* main\n"
+    assert git(repo, "status", "--porcelain") == ""  # the user's checkout is untouched
+
+
+# --- discarded work is preserved before the reset, whatever its file names (R-AR-9) --------------------
+
+
+def test_preserve_keeps_an_untracked_file_whose_name_starts_with_a_colon(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    worktree, kept = _lane(tmp_path, repo)
+    (worktree / ":draft.md").write_text("an idea\n")  # a leading colon is pathspec magic to git
+    (worktree / "notes.txt").write_text("notes\n")
+    (worktree / "score.txt").write_text("7\n")
+
+    ref = lane.preserve(worktree, kept, "refs/rcs/autoresearch/run/iteration-1", "iteration 1 (discard)")
+
+    assert ref == "refs/rcs/autoresearch/run/iteration-1"
+    assert git(repo, "rev-parse", f"{ref}^").strip() == kept
+    assert git(repo, "show", f"{ref}:./:draft.md") == "an idea\n"
+    assert git(repo, "show", f"{ref}:notes.txt") == "notes\n"
+    assert git(repo, "show", f"{ref}:score.txt") == "7\n"
+    lane.reset(worktree, BRANCH, kept)
+    assert lane.at_kept(worktree, BRANCH, kept)
+
+
+def test_the_path_by_path_fallback_keeps_a_file_whose_name_starts_with_a_colon(tmp_path: Path) -> None:
+    # An embedded repository with no commit makes `git add --all -- .` fail, so each dirty path is
+    # added on its own; ":draft.md" must be read as a file name there too, not as pathspec magic.
+    repo = make_repo(tmp_path)
+    worktree, kept = _lane(tmp_path, repo)
+    (worktree / ":draft.md").write_text("an idea\n")
+    (worktree / "notes.txt").write_text("notes\n")
+    git(worktree, "init", "-q", "nested")
+
+    ref = lane.preserve(worktree, kept, "refs/rcs/autoresearch/run/iteration-1", "iteration 1 (discard)")
+
+    assert ref is not None
+    assert git(repo, "show", f"{ref}:./:draft.md") == "an idea\n"
+    assert git(repo, "show", f"{ref}:notes.txt") == "notes\n"
+    lane.reset(worktree, BRANCH, kept)
+    assert not (worktree / ":draft.md").exists()  # gone from the lane, kept under the ref
+
+
+# --- only the first signal interrupts a launch or resume (R-AR-2, R-AR-6) ------------------------------
+
+
+def test_a_second_signal_during_launch_cleanup_is_recorded_not_raised() -> None:
+    signals = Signals(raising=True)
+    signals.install()
+    try:
+        with pytest.raises(Interrupted) as caught:
+            signal.raise_signal(signal.SIGTERM)
+        assert caught.value.signum == signal.SIGTERM
+        # The half-made lane is being removed now: an impatient second Ctrl-C must not cut that short.
+        try:
+            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signal.SIGINT)
+        except Interrupted:
+            pytest.fail("a later signal interrupted the cleanup of a failed launch")
+        assert signals.received == signal.SIGTERM
+        assert STOP_REQUESTED.is_set()
+    finally:
+        signals.restore()
+        STOP_REQUESTED.clear()  # git calls of later tests must not give way
+
+
+# Spawns a grandchild that ignores SIGTERM (the disposition survives exec), prints its pid, exits.
+_STUBBORN = """
+import signal, subprocess, sys
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+print(child.pid, flush=True)
+"""
+
+
+def _content(path: Path, timeout: float = 30) -> str:
+    """The content of ``path`` once it has some."""
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and path.read_text().strip()):
+        assert time.monotonic() < deadline, f"nothing written to {path}"
+        time.sleep(0.02)
+    return path.read_text()
+
+
+def test_a_forwarded_signal_the_group_ignores_does_not_hold_the_supervisor(tmp_path: Path) -> None:
+    # R-AR-6: a SIGTERM to the supervisor is forwarded to the worker's group and the supervisor
+    # waits for it, a grace period at most; then the group is killed, so a process that ignores
+    # the signal neither keeps the supervisor (and its lock) forever nor outlives the iteration.
+    signals = Signals()
+    signals.received = signal.SIGTERM  # arrived before the group existed: forwarded when it starts
+    stdout, stderr = tmp_path / "worker.out", tmp_path / "worker.err"
+    grandchild: list[int] = []
+    done: list[Outcome] = []
+
+    def started(pgid: int) -> None:
+        grandchild.append(int(_content(stdout)))  # the signal goes out once it ignores SIGTERM
+
+    def supervise() -> None:
+        done.append(
+            run_group(
+                [sys.executable, "-c", _STUBBORN],
+                tmp_path,
+                dict(os.environ),
+                None,
+                stdout,
+                stderr,
+                timeout=60,
+                grace=0.2,
+                signals=signals,
+                started=started,
+            )
+        )
+
+    thread = threading.Thread(target=supervise, daemon=True)
+    thread.start()
+    thread.join(timeout=60)  # a liveness bound (grace is 0.2 s), not a measurement
+    try:
+        assert not thread.is_alive(), "run_group still waits on a group that ignores the forwarded signal"
+    finally:
+        if thread.is_alive() and grandchild:
+            os.kill(grandchild[0], signal.SIGKILL)  # let the thread end
+            thread.join(timeout=60)
+    assert done and done[0].exit_code == 0 and not done[0].timed_out  # the leader itself exited
+    assert signals.child_group is None
+    assert grandchild
+    _gone(grandchild[0])  # SIGKILL was sent; its delivery takes a moment
+
+
+def _gone(pid: int, timeout: float = 30) -> None:
+    """Wait until ``pid`` has died (a zombie counts as dead)."""
+    deadline = time.monotonic() + timeout
+    while pid_alive(pid):
+        assert time.monotonic() < deadline, f"pid {pid} is still alive: the group was not killed"
+        time.sleep(0.02)
+
+
+# --- how a process ended: killed means no exit status (R-AR-6) ---------------------------------------
+
+# Exits 0 on SIGTERM; says "ready" once the handler is in place.
+_TERM_EXITS_ZERO = """
+import signal, sys
+signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+print("ready", flush=True)
+while True:
+    signal.pause()
+"""
+
+
+def test_a_process_that_timed_out_has_no_exit_status_even_if_it_exits_zero_on_sigterm(tmp_path: Path) -> None:
+    # A session cut short by its timeout did not succeed, whatever status it exits with once told
+    # to stop: the ledger's worker_exit and the evaluation's exit_code are null for it.
+    stdout = tmp_path / "worker.out"
+
+    def started(pgid: int) -> None:
+        _content(stdout)  # the timeout runs from here: SIGTERM is handled by now
+
+    outcome = run_group(
+        [sys.executable, "-c", _TERM_EXITS_ZERO],
+        tmp_path,
+        dict(os.environ),
+        None,
+        stdout,
+        tmp_path / "worker.err",
+        timeout=0.5,  # it never exits by itself: the timeout expires whatever the machine's load
+        grace=30,
+        signals=Signals(),
+        started=started,
+    )
+    assert outcome.timed_out
+    assert outcome.exit_code is None
+
+
+def test_an_evaluator_killed_by_a_signal_has_no_exit_status(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    logs = tmp_path / "logs"
+    evaluation = judge.evaluate("run", 1, "kill -KILL $$", repo, logs, 60, Signals(), lambda pgid: None)
+    assert not evaluation.timed_out
+    assert evaluation.exit_code is None
+    assert evaluation.error == "evaluator was killed by a signal"
+    assert judge.classify(evaluation, None) == C.EvaluationOutcome.ERROR
+
+
+# --- what the judge tells the operator ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("stdout", "kind"), [(b"[true]", "list"), (b'"pass"', "str"), (b"1.5", "float")])
+def test_evaluator_stdout_that_is_json_but_not_an_object_is_named_for_what_it_is(stdout: bytes, kind: str) -> None:
+    result, error = judge.parse_stdout(stdout)
+    assert result is None
+    assert error == f"stdout is JSON but not an object ({kind})"
+
+
+def _candidate_file(tmp_path: Path, status: str, commit: str | None, base: str) -> Path:
+    """A candidate.json as a worker writes it."""
+    path = tmp_path / "candidate.json"
+    fields = {
+        "status": status,
+        "candidate_commit": commit,
+        "base_commit": base,
+        "description": "a session",
+        "notes": [],
+        "created_at": "2026-11-22T00:00:00Z",
+    }
+    path.write_text(json.dumps(fields))
+    return path
+
+
+def _interrupted_with(tmp_path: Path, names: list[str]) -> judge.Verdict:
+    """The verdict on a session that wrote status=interrupted and left untracked files ``names``."""
+    repo = make_repo(tmp_path)
+    worktree, kept = _lane(tmp_path, repo)
+    for name in names:
+        (worktree / name).write_text("left behind\n")
+    candidate = _candidate_file(tmp_path, "interrupted", None, kept)
+    return judge.inspect(Outcome(0, False, 0.1), candidate, worktree, BRANCH, kept, "mission")
+
+
+def test_a_dirty_interrupted_session_names_at_most_five_paths_and_marks_the_rest(tmp_path: Path) -> None:
+    names = [f"scratch-{i}.txt" for i in range(7)]
+    verdict = _interrupted_with(tmp_path, names)
+    assert verdict.outcome == C.CandidateOutcome.INTERRUPTED_DIRTY
+    assert verdict.detail == "uncommitted: " + ", ".join(names[:5]) + ", ..."
+
+
+def test_a_dirty_interrupted_session_with_five_paths_names_them_all(tmp_path: Path) -> None:
+    names = [f"scratch-{i}.txt" for i in range(5)]
+    verdict = _interrupted_with(tmp_path, names)
+    assert verdict.outcome == C.CandidateOutcome.INTERRUPTED_DIRTY
+    assert verdict.detail == "uncommitted: " + ", ".join(names)
+
+
+# --- resume (verification target 5) ---------------------------------------------------------------------
+
+
+def _paused_run(lab: Lab) -> str:
+    """A run paused by --max-iterations after one kept iteration; returns its run id."""
+    lab.set_plan({"1": score_step(2)})
+    done = lab.rcs("--max-iterations", "1", "mission")
+    assert done.returncode == 0, done.stderr
+    manifest = lab.manifest()
+    assert manifest["status"] == "paused" and manifest["iterations_done"] == 1
+    return str(manifest["run_id"])
+
+
+def test_a_run_id_written_as_a_path_is_no_run_id_not_a_tampered_manifest(lab: Lab) -> None:
+    # A run id is a name under the logs directory. `./<id>` or `../autoresearch/<id>` reaches a real
+    # manifest, but resume must say there is no such run (and where the runs are listed), not that
+    # the run's manifest was changed after launch, which tells the operator to abandon the run.
+    run_id = _paused_run(lab)
+    for spelled in (f"./{run_id}", f"../autoresearch/{run_id}"):
+        with pytest.raises(ResumeError) as caught:
+            supervisor.load(lab.repo, spelled)
+        assert caught.value.code == "MANIFEST_MISSING", str(caught.value)
+        assert f"ls {lab.repo / '.rcs/logs/autoresearch'}" in str(caught.value)
+    manifest, entries = supervisor.load(lab.repo, run_id)  # the run itself is fine
+    assert manifest.run_id == run_id and [e.decision for e in entries] == ["baseline", "keep"]
+
+
+def test_resume_after_the_operator_pruned_the_iteration_logs(lab: Lab) -> None:
+    # The per-iteration logs are logs: an operator who deletes them to reclaim space can still
+    # resume, and the next iteration's logs are written afresh.
+    run_id = _paused_run(lab)
+    run_dir = lab.only_run()
+    shutil.rmtree(run_dir / "iterations")
+    lab.set_plan({"2": score_step(3)})
+    done = lab.rcs("--max-iterations", "1", "--resume", run_id)
+    assert done.returncode == 0, done.stderr
+    assert lab.decisions() == ["baseline", "keep", "keep"]
+    assert sorted(p.name for p in (run_dir / "iterations").iterdir()) == ["0002"]
+    assert (run_dir / "iterations/0002/instructions.md").read_text()
+
+
+def test_a_resumed_run_points_the_lock_at_its_manifest(lab: Lab) -> None:
+    # The repo-root state file is the active-run pointer: its `manifest` is the run's manifest,
+    # relative to the repository root (state.schema.json), after a resume as after a launch.
+    run_id = _paused_run(lab)
+    run = supervisor.resume(lab.repo, run_id, [], lambda line: None)
+    try:
+        pointer = json.loads(lab.lock().read_text())
+        assert pointer["run_id"] == run_id and pointer["pid"] == os.getpid()
+        assert pointer["manifest"] == f".rcs/logs/autoresearch/{run_id}/manifest.json"
+        assert json.loads((lab.repo / pointer["manifest"]).read_text())["run_id"] == run_id
+    finally:
+        run.held.release()
+    assert not lab.lock().exists()
+
+
+# --- the user's checkout is read, never written (SPEC 9.3) ------------------------------------------------
+
+
+def test_reading_the_mission_never_writes_the_users_index(tmp_path: Path) -> None:
+    # `git status` refreshes and rewrites the index when a file's stat data changed (taking
+    # index.lock while it does, which would fail a git the user runs at that moment); the
+    # supervisor's reads of the user's checkout must leave it alone.
+    repo = make_repo(tmp_path)
+    touched = repo / "mission/sandbox.md"
+    stat = touched.stat()
+    os.utime(touched, ns=(stat.st_atime_ns, stat.st_mtime_ns - 10**12))  # same content, other stat data
+    index = repo / ".git/index"
+    before = index.read_bytes()
+
+    loaded = mission.load(str(repo / "mission"))
+
+    assert loaded.checkout == repo.resolve()
+    assert index.read_bytes() == before
+    assert not (repo / ".git/index.lock").exists()
+    git(repo, "status", "--porcelain")  # a plain git status does rewrite it: the reads above were the test
+    assert index.read_bytes() != before
+
+
+# --- git failures are errors, and say which command failed ----------------------------------------------
+
+
+def test_a_failing_git_call_raises_and_names_the_command(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    with pytest.raises(GitError) as caught:
+        git_calls.run(repo, "rev-parse", "--verify", "no-such-rev")
+    assert caught.value.code == "GIT_FAILED"
+    # LC_ALL=C: git's own words, in English whatever the user's locale.
+    assert str(caught.value) == "git rev-parse --verify no-such-rev failed (128): fatal: Needed a single revision"
+
+
+def test_a_lane_git_cannot_make_is_an_error_not_a_missing_worktree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    worktree = tmp_path / "repo.rcs-worktrees" / "autoresearch-mission-20261122-000000-1"
+    with pytest.raises(GitError) as caught:
+        lane.create(repo, "main", worktree, "HEAD")  # the branch exists: `git worktree add -b` refuses
+    assert "worktree add" in str(caught.value) and "already exists" in str(caught.value)
+    assert not worktree.exists()
+    assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
+
+
+def test_a_candidate_commit_named_by_a_tag_that_starts_with_a_dash_resolves(tmp_path: Path) -> None:
+    # candidate_commit is any name that resolves in git (autoresearch.md): what the worker writes is
+    # always read as a revision, never as an option of the git command that resolves it.
+    repo = make_repo(tmp_path)
+    worktree, kept = _lane(tmp_path, repo)
+    (worktree / "score.txt").write_text("4\n")
+    git(worktree, "commit", "-q", "-am", "score 4")
+    head = git(worktree, "rev-parse", "HEAD").strip()
+    git(worktree, "update-ref", "refs/tags/-try-4", head)
+    assert git_calls.commit_of(worktree, "-try-4") == head
+    candidate = _candidate_file(tmp_path, "candidate", "-try-4", kept)
+    verdict = judge.inspect(Outcome(0, False, 0.1), candidate, worktree, BRANCH, kept, "mission")
+    assert (verdict.outcome, verdict.detail) == (C.CandidateOutcome.CANDIDATE, "")
+
+
+# --- the command line: rcs options go before the mission directory (SPEC 9) -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["mission", "--resume", "run-1"], "--resume"),
+        (["mission", "--resume=run-1"], "--resume"),
+        (["mission", "-m", "o3", "--max-iterations=3"], "--max-iterations"),
+        (["--resume", "run-1", "--", "-m", "o3", "--max-iterations=3"], "--max-iterations"),
+    ],
+)
+def test_rcs_options_after_the_mission_directory_are_refused_not_passed_to_codex(
+    tmp_path: Path, args: list[str], option: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "runtime.cli", "autoresearch", *args],
+        cwd=tmp_path,  # no mission here: a refusal that came too late would name the missing directory
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert f"{option} goes before the mission directory (or --resume RUN_ID)" in done.stderr
+    assert list(tmp_path.iterdir()) == []
