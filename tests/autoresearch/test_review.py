@@ -443,11 +443,9 @@ def test_evaluator_with_huge_output(tmp_path: Path) -> None:
             "    sys.stdout.write('progress line %d of a chatty evaluator\\n' % i)\n")
     big_json = "import json\nprint(json.dumps({'pass': True, 'score': 2, 'details': {'log': 'x' * 5_000_000}}))\n"
     lab.set_plan({"1": _emit_step(**{"out.py": junk}), "2": _emit_step(**{"out.py": big_json})})
-    start = time.monotonic()
-    done = lab.rcs("--max-iterations", "2", "mission")
+    done = lab.rcs("--max-iterations", "2", "mission", timeout=60)
     _no_traceback(done)
     assert done.returncode == 0, done.stderr
-    assert time.monotonic() - start < 60
     assert lab.decisions() == ["baseline", "error", "keep"]
     assert len(lab.ledger()[1]["reason"]) < 1000
 

@@ -17,7 +17,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -140,7 +139,6 @@ def request(query: str = "BM25 term frequency", **overrides: Any) -> dict[str, A
 class Outcome:
     proc: subprocess.CompletedProcess[str]
     telemetry_path: Path
-    seconds: float
 
     @property
     def telemetry(self) -> dict[str, Any]:
@@ -162,11 +160,10 @@ def research(tmp_path: Path, web: str, req: dict[str, Any], fmt: str = "json", e
     path.write_text(json.dumps(req), encoding="utf-8")
     telemetry = tmp_path / f"telemetry-{n}.json"
     args = ["research", "run", str(path), "--web", web, "--format", fmt, "--telemetry", str(telemetry), *extra]
-    began = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "runtime.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
-    return Outcome(proc, telemetry, time.monotonic() - began)
+    return Outcome(proc, telemetry)
 
 
 def assert_response(outcome: Outcome, stop: str, action: str) -> dict[str, Any]:
@@ -489,7 +486,6 @@ def test_slow_answer_times_out_without_waiting(ran: dict[str, Ran], name: str) -
     assert_response(outcome, "TIMEOUT", "BASELINE")
     assert server.started.wait(10)  # the call was made ...
     assert not server.finished.is_set()  # ... and abandoned before the endpoint answered
-    assert outcome.seconds < SLOW_S
     assert calls(ran[name]) == ["timeout"]
 
 
