@@ -10,7 +10,12 @@ matter: ``\\b`` and ``\\w`` are ASCII (as with ``re.ASCII``), there is no look-a
 backreference (refused when the set is built, with RE2's reason), and a bounded repeat is at most
 ``{1000}``. The fourth, ``$``, is refused outright: RE2 reads it as the very end of the text, while
 Python's ``re`` also matches it before a final newline, so the gate and the rule that follows it
-would disagree on ``"x\\n"`` and a rule could silently never fire.
+would disagree on ``"x\\n"`` and a rule could silently never fire. For the same reason ``\\s`` and
+``\\S`` are refused (RE2's whitespace leaves out ``\\v``, Python's has it): spell the class.
+
+``compile_spans`` runs one such pattern on RE2 alone and gives where it matches, as Python's
+``re.finditer`` would on the same text (RE2's leftmost-first search is Perl's): a rule whose two
+spellings are the same needs no second engine.
 
 Failing closed: RE2 would answer "no match" if its automaton ran out of memory. A set whose program
 does not fit the budget below is refused when it is built; a set search never gives up for being
@@ -53,12 +58,26 @@ class PatternSet:
         return frozenset(self._set.Match(text) or ())
 
 
-def _end_anchor(pattern: str) -> int | None:
-    """Offset of the first ``$`` that is an anchor (not escaped, not inside a class), or None."""
+@dataclass(frozen=True)
+class Spans:
+    """One pattern compiled by RE2; ``spans(text)`` gives its matches as ``re.finditer`` would."""
+
+    pattern: str
+    _regexp: re2._Regexp = field(repr=False, compare=False)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of each match, left to right, not overlapping, in characters of ``text``."""
+        return [match.span() for match in self._regexp.finditer(text)]
+
+
+def _differs(pattern: str) -> str | None:
+    """Why RE2 and Python's ``re`` would read ``pattern`` differently, or None."""
     i, in_class = 0, False
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
+            if pattern[i + 1 : i + 2] in ("s", "S"):
+                return f"'\\{pattern[i + 1]}' at offset {i}: RE2's leaves out \\v, Python's has it; spell the class"
             i += 2
             continue
         if in_class:
@@ -69,17 +88,17 @@ def _end_anchor(pattern: str) -> int | None:
             i += 2 if pattern[i + 1 : i + 2] == "]" else 3 if pattern[i + 1 : i + 3] == "^]" else 1
             continue
         elif char == "$":
-            return i
+            return f"'$' at offset {i}: RE2 and Python disagree before a final newline; not allowed"
         i += 1
     return None
 
 
 def check_pattern(pattern: str) -> str | None:
-    """Why RE2 refuses ``pattern`` (its own words), or None when it compiles; also refuses a ``$``
-    anchor, which RE2 and Python's ``re`` read differently."""
-    anchor = _end_anchor(pattern)
-    if anchor is not None:
-        return f"'$' at offset {anchor}: RE2 and Python disagree before a final newline; not allowed"
+    """Why RE2 refuses ``pattern`` (its own words), or None when it compiles; also refuses what
+    RE2 and Python's ``re`` read differently (a ``$`` anchor, ``\\s``)."""
+    differs = _differs(pattern)
+    if differs is not None:
+        return differs
     try:
         compiled = re2.compile(pattern, _options())
     except re2.error as exc:
@@ -103,3 +122,11 @@ def compile_set(patterns: Sequence[str]) -> PatternSet:
     except re2.error:
         raise PatternError("|".join(patterns), "the set does not fit RE2's memory budget") from None
     return PatternSet(tuple(patterns), compiled)
+
+
+def compile_spans(pattern: str) -> Spans:
+    """``pattern`` on RE2 alone; raises PatternError with RE2's reason when it cannot run it."""
+    problem = check_pattern(pattern)
+    if problem is not None:
+        raise PatternError(pattern, problem)
+    return Spans(pattern, re2.compile(pattern, _options()))

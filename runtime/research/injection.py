@@ -20,6 +20,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
+from typing import Protocol
 
 from generated.research.injection import (
     BIDI_OVERRIDE,
@@ -43,7 +44,7 @@ from generated.research.injection import (
     InjectionRule,
 )
 from safeio.regex import valid_text
-from safeio.regex_set import PatternSet, compile_set
+from safeio.regex_set import PatternSet, compile_set, compile_spans
 
 BLOCK = "block"
 # Tag characters U+E0020..U+E007E spell printable ASCII (U+E0000 block, "tag" range of INVISIBLE).
@@ -90,25 +91,45 @@ def _override() -> re.Pattern[str]:
     return re.compile(f"{start}([^{end}]*)(?:{end}|$)")
 
 
+class _Finder(Protocol):
+    def spans(self, text: str) -> list[tuple[int, int]]: ...
+
+
+@dataclass(frozen=True)
+class _Python:
+    """A rule pattern only Python's re can run (its linear spelling is a different prefilter)."""
+
+    regexp: re.Pattern[str]
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        return [match.span() for match in self.regexp.finditer(text)]
+
+
+def _finder(pattern: str, linear: str) -> _Finder:
+    # One spelling for both engines: RE2 finds the spans too (several times faster than re, and
+    # the same spans; the lint refuses what the two read differently). Otherwise re does.
+    return compile_spans(pattern) if pattern == linear else _Python(re.compile(pattern, re.ASCII))
+
+
 @dataclass(frozen=True)
 class _Compiled:
-    """A rule ready to run: the gates (indices into the RE2 set) that must all match, then re's patterns."""
+    """A rule ready to run: the gates (indices into the RE2 set) that must all match, then its finders."""
 
     rule: InjectionRule
     gates: tuple[int, ...]
-    pattern: re.Pattern[str] | None  # a plain rule
-    first: re.Pattern[str] | None  # a co-occurrence rule
-    then: re.Pattern[str] | None
+    pattern: _Finder | None  # a plain rule
+    first: _Finder | None  # a co-occurrence rule
+    then: _Finder | None
 
 
 @cache
 def _rules() -> tuple[tuple[_Compiled, ...], PatternSet]:
     # Every rule's gate goes into one RE2 set, which reads the text once and says which rules can
-    # match at all (most text matches none); Python's re then finds where, for those only. A
+    # match at all (most text matches none); the rule's finder then says where, for those only. A
     # co-occurrence rule is two gates and two patterns with a sentence window, paired in code: a
     # regex spanning the window backtracks quadratically on text made of the first pattern
     # repeated. The table lint compiles every pattern on both engines; a test checks on the
-    # corpora that the set never misses what re finds.
+    # corpora that the set never misses what re finds and that the finders give re's spans.
     gates: dict[str, int] = {}
 
     def gate(pattern: str) -> int:
@@ -117,9 +138,10 @@ def _rules() -> tuple[tuple[_Compiled, ...], PatternSet]:
     compiled = []
     for rule in RULES:
         if rule.pattern:
-            compiled.append(_Compiled(rule, (gate(rule.linear),), re.compile(rule.pattern, re.ASCII), None, None))
+            finder = _finder(rule.pattern, rule.linear)
+            compiled.append(_Compiled(rule, (gate(rule.linear),), finder, None, None))
         else:
-            first, then = re.compile(rule.first, re.ASCII), re.compile(rule.then, re.ASCII)
+            first, then = _finder(rule.first, rule.first_linear), _finder(rule.then, rule.then_linear)
             compiled.append(_Compiled(rule, (gate(rule.first_linear), gate(rule.then_linear)), None, first, then))
     return tuple(compiled), compile_set(list(gates))
 
@@ -127,24 +149,22 @@ def _rules() -> tuple[tuple[_Compiled, ...], PatternSet]:
 _SENTENCE_END = re.compile("[" + re.escape(SENTENCE_ENDS) + "]")
 
 
-def _pairs(
-    text: str, first: re.Pattern[str], then: re.Pattern[str], window: int, breaks: list[int]
-) -> list[tuple[int, int]]:
+def _pairs(text: str, first: _Finder, then: _Finder, window: int, breaks: list[int]) -> list[tuple[int, int]]:
     """Spans from a ``first`` match to the nearest ``then`` match that starts at most ``window``
     characters after it ends, with no sentence end between: linear in the matches (bisection)."""
-    starts = [(m.start(), m.end()) for m in then.finditer(text)]
+    starts = then.spans(text)
     if not starts:
         return []
     keys = [s for s, _ in starts]
     spans = []
-    for match in first.finditer(text):
-        index = bisect.bisect_left(keys, match.end())
+    for first_start, first_end in first.spans(text):
+        index = bisect.bisect_left(keys, first_end)
         if index == len(keys):
             continue
         start, end = starts[index]
-        same_sentence = bisect.bisect_left(breaks, match.end()) == bisect.bisect_left(breaks, start)
-        if start - match.end() <= window and same_sentence:
-            spans.append((match.start(), end))
+        same_sentence = bisect.bisect_left(breaks, first_end) == bisect.bisect_left(breaks, start)
+        if start - first_end <= window and same_sentence:
+            spans.append((first_start, end))
     return spans
 
 
@@ -205,24 +225,28 @@ def _reading_gates() -> PatternSet:
 
 # A token is a run of these; the characters leetspeak is read from are among them.
 _TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789@$+!")
+_TOKEN_END = re.compile(r"[^a-z0-9@$+!]")
 
 
 def _leet_tokens(text: str) -> int:
     """How many tokens (runs of ``_TOKEN_CHARS``) hold a leetspeak core and a letter past f.
 
     Every core lies inside one token, and a left-to-right search finds a core in each token that
-    has one, so the tokens are found from the cores: one pass of C instead of a search per token.
+    has one, so the tokens are found from the cores: one search per token that has a core, each
+    resumed past the end of the last token, so a long token (a base64 blob full of cores) is
+    walked once, not once per core.
     """
-    counted: set[tuple[int, int]] = set()
-    for match in _LEET_CORE.finditer(text):
+    count, position = 0, 0
+    while (match := _LEET_CORE.search(text, position)) is not None:
         start, end = match.start(), match.end()
-        while start > 0 and text[start - 1] in _TOKEN_CHARS:
+        while start > position and text[start - 1] in _TOKEN_CHARS:
             start -= 1
-        while end < len(text) and text[end] in _TOKEN_CHARS:
-            end += 1
-        if (start, end) not in counted and _NOT_HEX.search(text, start, end):
-            counted.add((start, end))
-    return len(counted)
+        found = _TOKEN_END.search(text, end)
+        end = len(text) if found is None else found.start()
+        if _NOT_HEX.search(text, start, end):
+            count += 1
+        position = end
+    return count
 
 
 @cache
@@ -316,11 +340,11 @@ def _rule_hits(text: str) -> list[Hit]:
     if not passed:
         return hits
     for compiled in rules:
-        if not all(g in passed for g in compiled.gates):
+        if not passed.issuperset(compiled.gates):
             continue
         rule = compiled.rule
         if compiled.pattern is not None:
-            hits.extend(Hit(rule.id, rule.severity, m.start(), m.end()) for m in compiled.pattern.finditer(text))
+            hits.extend(Hit(rule.id, rule.severity, start, end) for start, end in compiled.pattern.spans(text))
             continue
         assert compiled.first is not None and compiled.then is not None
         if breaks is None:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from safeio.regex import PatternError
-from safeio.regex_set import check_pattern, compile_set
+from safeio.regex_set import check_pattern, compile_set, compile_spans
 
 # Patterns in the subset both engines read alike on ASCII-classed text (re.ASCII on the re side).
 PATTERNS = (
@@ -34,6 +34,9 @@ def test_the_set_reports_exactly_the_patterns_re_finds(text: str) -> None:
         i for i, p in enumerate(PATTERNS) if re.search(p.replace(r"\z", r"\Z"), text, re.ASCII)
     )
     assert patterns.matching(text) == expected
+    for pattern in PATTERNS:
+        python = pattern.replace(r"\z", r"\Z")
+        assert compile_spans(pattern).spans(text) == [m.span() for m in re.finditer(python, text, re.ASCII)]
 
 
 def test_the_share_of_texts_with_a_match_is_neither_none_nor_all() -> None:
@@ -52,6 +55,8 @@ def test_the_share_of_texts_with_a_match_is_neither_none_nor_all() -> None:
         ("(?-u:\\b)a", "invalid perl operator: (?-u"),
         ("ab$", "'$' at offset 2: RE2 and Python disagree before a final newline; not allowed"),
         ("(a|$)", "'$' at offset 3: RE2 and Python disagree before a final newline; not allowed"),
+        ("a\\sb", "'\\s' at offset 1: RE2's leaves out \\v, Python's has it; spell the class"),
+        ("[\\S]", "'\\S' at offset 1: RE2's leaves out \\v, Python's has it; spell the class"),
     ],
 )
 def test_what_re2_cannot_run_is_refused_with_its_reason(pattern: str, reason: str) -> None:
@@ -59,6 +64,13 @@ def test_what_re2_cannot_run_is_refused_with_its_reason(pattern: str, reason: st
     with pytest.raises(PatternError) as caught:
         compile_set(["fine", pattern])
     assert caught.value.pattern == pattern and caught.value.detail == reason
+    with pytest.raises(PatternError) as caught:
+        compile_spans(pattern)
+    assert caught.value.pattern == pattern and caught.value.detail == reason
+
+
+def test_spans_are_characters_not_bytes() -> None:
+    assert compile_spans(r"\bignore\b").spans("é ignore, ğ ignore") == [(2, 8), (12, 18)]
 
 
 def test_a_long_text_is_read_to_the_end() -> None:

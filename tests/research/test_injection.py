@@ -58,25 +58,29 @@ def test_the_tuning_corpora_meet_the_bars(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", CORPORA)
-def test_the_gate_set_never_misses_what_re_finds(name: str) -> None:
-    """The RE2 set decides whether re runs at all: wherever re finds a rule's pattern, the set must
-    report that rule's gate (it may report more: a rule's prefilter is a cheaper superset), and a
-    gate that is the pattern itself must agree with re exactly."""
+def test_the_engines_agree_with_re_on_every_rule(name: str) -> None:
+    """The RE2 set decides whether a rule runs at all, and RE2 finds its spans: wherever Python's re
+    finds a rule's pattern (its Python spelling), the set must report that rule's gate (it may
+    report more: a rule's prefilter is a cheaper superset), a gate that is the pattern itself must
+    agree with re exactly, and the runtime's finder must give re's spans, to the character."""
     rules, gates = _rules()
     checked = 0
     for entry in entries(name):
         text, _ = normalise(entry["text"])
         passed = gates.matching(text)
         for compiled in rules:
-            patterns = [compiled.pattern] if compiled.pattern is not None else [compiled.first, compiled.then]
-            for pattern, gate in zip(patterns, compiled.gates, strict=True):
-                assert pattern is not None
-                found = pattern.search(text) is not None
-                if found:
+            rule = compiled.rule
+            finders = [compiled.pattern] if compiled.pattern is not None else [compiled.first, compiled.then]
+            spellings = [rule.pattern] if rule.pattern else [rule.first, rule.then]
+            for finder, spelling, gate in zip(finders, spellings, compiled.gates, strict=True):
+                assert finder is not None and spelling is not None
+                expected = [m.span() for m in re.finditer(spelling, text, re.ASCII)]
+                assert finder.spans(text) == expected, (rule.id, text)
+                if expected:
                     checked += 1
-                    assert gate in passed, (compiled.rule.id, text)
-                if gates.patterns[gate] == pattern.pattern:  # no prefilter: the same pattern
-                    assert found == (gate in passed), (compiled.rule.id, text)
+                    assert gate in passed, (rule.id, text)
+                if gates.patterns[gate] == spelling:  # no prefilter: the same pattern
+                    assert bool(expected) == (gate in passed), (rule.id, text)
     assert checked > 100
 
 
