@@ -47,7 +47,7 @@ import tempfile
 import threading
 import time
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -872,7 +872,25 @@ def select_tests(mutant: Mutant, coverage: Coverage) -> list[str]:
     if fixtures:
         chosen |= {test for test, used in coverage.shared.items() if fixtures.intersection(used)}
     chosen -= coverage.failing
-    return sorted(chosen, key=lambda t: (coverage.durations.get(t, 0.0), t))
+    return fastest_files_first(chosen, coverage.durations)
+
+
+def fastest_files_first(tests: Iterable[str], durations: Mapping[str, float]) -> list[str]:
+    """``tests`` file by file, the cheapest file first, each file's tests fastest first.
+
+    Never interleaved across files: pytest tears a module-scoped fixture down when the next test
+    is from another module, so an order sorted by test duration alone set a costly fixture up
+    again for every run of its tests (tests/research/test_web.py's 25 CLI sessions each time),
+    and the mutant "timed out" without any test noticing it.
+    """
+    by_file: dict[str, list[str]] = {}
+    for test in tests:
+        by_file.setdefault(test.split("::", 1)[0], []).append(test)
+    cost = {f: sum(durations.get(t, 0.0) for t in ts) for f, ts in by_file.items()}
+    ordered: list[str] = []
+    for file in sorted(by_file, key=lambda f: (cost[f], f)):
+        ordered.extend(sorted(by_file[file], key=lambda t: (durations.get(t, 0.0), t)))
+    return ordered
 
 
 def discover(selected: Sequence[str]) -> list[str]:
@@ -1053,7 +1071,7 @@ def check_baseline(workspace: Workspace, coverage: Coverage, paths: Sequence[str
     A test that fails here would 'kill' every mutant it runs, so a failure stops the run.
     """
     chosen = set().union(*(coverage.tests_of_file(p) for p in paths)) - coverage.failing if paths else set()
-    tests = sorted(chosen, key=lambda t: (coverage.durations.get(t, 0.0), t))
+    tests = fastest_files_first(chosen, coverage.durations)
     if not tests:
         return
     print(f"control: {len(tests)} tests, nothing mutated", flush=True)

@@ -225,3 +225,15 @@ def test_tests_sharing_a_module_fixture_with_a_covering_test_all_run() -> None:
         },
     )
     assert mutation.select_tests(dash, coverage) == ["tests/t.py::test_text", "tests/t.py::test_first"]
+
+
+def test_tests_run_file_by_file_so_a_module_fixture_is_set_up_once() -> None:
+    durations = {"a.py::slow": 5.0, "a.py::quick": 0.1, "b.py::one": 0.2, "b.py::two": 0.3, "c.py::x": 0.05}
+    # By duration alone: a.py::quick, b.py::one, b.py::two, a.py::slow (a.py's fixture twice).
+    assert mutation.fastest_files_first(durations, durations) == [
+        "c.py::x",
+        "b.py::one",
+        "b.py::two",
+        "a.py::quick",
+        "a.py::slow",
+    ]
