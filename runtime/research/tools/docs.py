@@ -121,7 +121,7 @@ class DocsTool:
             chunk = chunks[hit.chunk_id]
             items.append(
                 {
-                    "locator": f"{chunk.section.split('#', 1)[0]}#{chunk.chunk_id}",
+                    "locator": f"{chunk.section.partition('#')[0]}#{chunk.chunk_id}",
                     "title": chunk.section[:TITLE_CHARS],
                     "content": chunk.text,
                     "metadata": {"chunk_id": chunk.chunk_id, "rank": hit.rank},
