@@ -38,7 +38,9 @@ def _fail(err: TextIO, problem: str) -> int:
 
 
 def _dump(model: BaseModel) -> str:
-    return json.dumps(model.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False) + "\n"
+    # mutation: equivalent: these documents hold only JSON types, and "$schema" (the one alias) is never set
+    data = model.model_dump(mode="json", by_alias=True)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def _write_atomically(path: str, text: str) -> None:
