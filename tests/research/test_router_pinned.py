@@ -1,0 +1,47 @@
+"""Small pins of the router and of the reading the injection rules get (mutation survivors)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from runtime.research import ResearchRequest, StopReason, caps_for
+from runtime.research.injection import normalise
+from runtime.research.policy import Grant, route
+
+REQUEST = {
+    "query": "term frequency",
+    "requested_mode": "research",
+    "tier": "PRO",
+    "env": "prod",
+    "already_clarified": False,
+}
+
+
+def test_research_is_enabled_unless_the_caller_says_otherwise() -> None:
+    request = ResearchRequest.model_validate(REQUEST)
+    assert route(request).granted
+    assert route(request, enabled=False).refusals == {StopReason.POLICY_DISABLED}
+
+
+def test_a_grant_with_a_refusal_is_never_granted_and_cannot_be_changed() -> None:
+    caps = caps_for("PRO", "prod")
+    assert caps is not None
+    assert Grant(frozenset(), caps, ("docs",)).granted
+    assert not Grant(frozenset({StopReason.POLICY_DISABLED}), caps, ("docs",)).granted
+    assert not Grant(frozenset(), None, ()).granted
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Grant(frozenset(), caps, ()).refusals = frozenset({StopReason.POLICY_DISABLED})  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("\u202eXab\u202c tail", "bax tail"),  # closed by the pop: only the span is reversed
+        ("head \u202eXab", "head bax"),  # never closed: reversed to the end
+        ("\u202eab\u202cX", "bax"),  # what follows the pop is not part of the span
+    ],
+)
+def test_a_right_to_left_override_is_read_reversed(text: str, reading: str) -> None:
+    assert normalise(text) == (reading, False)
