@@ -1,0 +1,248 @@
+"""runtime/research/tools/web.py, pinned: what the ``web`` tool sends, what it refuses, and exactly how.
+
+``WebTool`` is called in process against a local ``http.server`` on 127.0.0.1 (port 0, daemon
+thread) that records every request it sees (path, query, headers) and answers what the test tells
+it to. Each test checks one rule of the sandbox with exact values and messages: the request path
+under the configured endpoint, ``Accept-Encoding: identity``, a compressed answer refused, no
+redirect followed, https endpoints accepted, and the transport timeout derived from the policy
+table. Found by mutation testing: the CLI tests in test_web.py see only the stop reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from email.message import Message
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+import yaml
+
+from generated.research.errors import InvalidInputError, SandboxViolationError, ToolResultError
+from runtime.research.tools.web import TRANSPORT_TIMEOUT_S, WebTool
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = ROOT / "schemas" / "research"
+POLICY: dict[str, Any] = yaml.safe_load((SCHEMAS / "policy.yaml").read_text(encoding="utf-8"))
+MESSAGES: dict[str, str] = {
+    c["code"]: c["message"] for c in yaml.safe_load((SCHEMAS / "errors.yaml").read_text(encoding="utf-8"))["codes"]
+}
+
+RESULTS = [
+    {"url": "https://example.org/bm25", "title": "BM25", "content": "BM25 saturates term frequency.", "engine": "ddg"},
+]
+ITEMS = [
+    {
+        "locator": "https://example.org/bm25",
+        "content": "BM25 saturates term frequency.",
+        "title": "BM25",
+        "metadata": {"engine": "ddg"},
+    }
+]
+GOOD = json.dumps({"results": RESULTS}).encode("utf-8")
+
+
+@dataclass
+class Request:
+    path: str
+    query: dict[str, list[str]]
+    headers: Message
+
+
+Responder = Callable[["Handler"], None]
+
+
+@dataclass
+class Server:
+    respond: Responder = field(default=lambda h: send(h, GOOD))
+    seen: list[Request] = field(default_factory=list)
+    httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self.httpd is not None
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    state: Server  # set on the subclass made for each server
+    protocol_version = "HTTP/1.1"
+
+    def handle(self) -> None:
+        # The tool may hang up early (it refused the answer): expected.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            super().handle()
+
+    def do_GET(self) -> None:
+        parts = urlsplit(self.path)
+        self.state.seen.append(Request(parts.path, parse_qs(parts.query, keep_blank_values=True), self.headers))
+        self.state.respond(self)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def send(handler: BaseHTTPRequestHandler, body: bytes, status: int = 200, **headers: str) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    for name, value in headers.items():
+        handler.send_header(name.replace("_", "-"), value)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def running() -> Iterator[Server]:
+    state = Server()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("BoundHandler", (Handler,), {"state": state}))
+    httpd.daemon_threads = True
+    state.httpd = httpd
+    thread = threading.Thread(target=httpd.serve_forever, name="web-pinned-server", daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+@pytest.fixture
+def server(running: Server) -> Server:
+    """The module's server, answering GOOD and with no request seen yet."""
+    running.respond = lambda h: send(h, GOOD)
+    running.seen.clear()
+    return running
+
+
+def tool_result_invalid(detail: str) -> str:
+    return MESSAGES["TOOL_RESULT_INVALID"].format(tool="web", detail=detail)
+
+
+# --- the transport timeout ------------------------------------------------------------------------------
+
+
+def test_transport_timeout_is_the_longest_per_call_timeout_in_seconds_plus_one() -> None:
+    longest_ms = max(cap["per_call_timeout_ms"] for tier in POLICY["caps"].values() for cap in tier.values())
+    assert longest_ms == 8000
+    assert TRANSPORT_TIMEOUT_S == longest_ms / 1000 + 1.0 == 9.0
+
+
+def test_client_uses_the_transport_timeout_and_follows_no_redirect(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[dict[str, Any]] = []
+    real = httpx.Client
+
+    def client(**kwargs: Any) -> httpx.Client:
+        made.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(httpx, "Client", client)
+    assert WebTool(server.url).search("BM25", 5) == ITEMS
+    assert made == [{"follow_redirects": False, "timeout": 9.0, "trust_env": False}]
+
+
+# --- the endpoint: scheme and path ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "origin", "stored"),
+    [
+        ("https://search.example", ("https", "search.example", None), "https://search.example"),
+        ("https://search.example:8443/searx/", ("https", "search.example", 8443), "https://search.example:8443/searx"),
+        ("http://search.example:8080/", ("http", "search.example", 8080), "http://search.example:8080"),
+        ("http://search.example/X", ("http", "search.example", None), "http://search.example/X"),
+        ("http://search.example/X/", ("http", "search.example", None), "http://search.example/X"),
+    ],
+)
+def test_endpoint_origin_and_trailing_slash(endpoint: str, origin: tuple[str, str, int | None], stored: str) -> None:
+    tool = WebTool(endpoint)
+    assert tool.origin == origin
+    assert tool.endpoint == stored
+
+
+@pytest.mark.parametrize("endpoint", ["ftp://search.example", "httpsX://search.example", "https://", "search.example"])
+def test_endpoint_that_is_not_http_or_https_is_refused(endpoint: str) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        WebTool(endpoint)
+    assert str(caught.value) == MESSAGES["WEB_ENDPOINT_INVALID"].format(url=endpoint)
+    assert str(caught.value) == f"--web {endpoint}: not an http:// or https:// URL with a host"
+
+
+@pytest.mark.parametrize(
+    ("suffix", "path"),
+    [("", "/search"), ("/", "/search"), ("/search", "/search"), ("/X", "/X/search"), ("/searX/", "/searX/search")],
+)
+def test_request_path_under_the_endpoint(server: Server, suffix: str, path: str) -> None:
+    assert WebTool(server.url + suffix).search("BM25 term frequency", 5) == ITEMS
+    assert [(r.path, r.query) for r in server.seen] == [(path, {"q": ["BM25 term frequency"], "format": ["json"]})]
+
+
+# --- no compression -------------------------------------------------------------------------------------
+
+
+def test_request_asks_for_no_compression(server: Server) -> None:
+    WebTool(server.url).search("BM25", 5)
+    (request,) = server.seen
+    assert request.headers.get_all("Accept-Encoding") == ["identity"]
+    assert [name for name in request.headers if name.lower().startswith("accept-encoding")] == ["Accept-Encoding"]
+
+
+@pytest.mark.parametrize(("sent", "named"), [("gzip", "gzip"), (" GZip ", "gzip"), ("deflate", "deflate")])
+def test_compressed_answer_is_refused(server: Server, sent: str, named: str) -> None:
+    server.respond = lambda h: send(h, gzip.compress(GOOD), Content_Encoding=sent)
+    with pytest.raises(ToolResultError) as caught:
+        WebTool(server.url).search("BM25", 5)
+    assert str(caught.value) == tool_result_invalid(f"a compressed answer ({named}) was not asked for")
+    assert str(caught.value) == (
+        f"the web tool got an answer it cannot read: a compressed answer ({named}) was not asked for"
+    )
+    assert caught.value.code == "TOOL_RESULT_INVALID"
+
+
+@pytest.mark.parametrize("sent", ["identity", " Identity ", ""])
+def test_identity_encoding_is_read(server: Server, sent: str) -> None:
+    server.respond = lambda h: send(h, GOOD, Content_Encoding=sent)
+    assert WebTool(server.url).search("BM25", 5) == ITEMS
+
+
+# --- no redirect ----------------------------------------------------------------------------------------
+
+
+def redirect(target: str) -> Responder:
+    def respond(handler: Handler) -> None:
+        if urlsplit(handler.path).path == "/search":
+            send(handler, b"", 302, Location=target)
+        else:
+            send(handler, GOOD)
+
+    return respond
+
+
+def test_redirect_on_the_same_origin_is_not_followed(server: Server) -> None:
+    server.respond = redirect(server.url + "/elsewhere?q=x&format=json")
+    with pytest.raises(SandboxViolationError) as caught:
+        WebTool(server.url).search("BM25", 5)
+    assert str(caught.value) == MESSAGES["SANDBOX_FORBIDDEN_HOST"].format(
+        tool="web", allowed="127.0.0.1", host="127.0.0.1"
+    )
+    assert [r.path for r in server.seen] == ["/search"]
+
+
+def test_redirect_to_another_host_names_it(server: Server) -> None:
+    port = urlsplit(server.url).port
+    server.respond = redirect(f"http://localhost:{port}/elsewhere")
+    with pytest.raises(SandboxViolationError) as caught:
+        WebTool(server.url).search("BM25", 5)
+    assert str(caught.value) == "the web tool may reach only 127.0.0.1, not localhost"
+    assert [r.path for r in server.seen] == ["/search"]
