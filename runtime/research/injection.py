@@ -213,7 +213,9 @@ _NOT_HEX = re.compile(r"[g-z]", re.ASCII)
 
 # A superset of a letter run of SPACED_MIN_LETTERS letters or more (the first letter standing alone,
 # the others not checked), for the RE2 pass that decides whether the readings are worth computing.
-_LETTER_RUN_GATE = f"(?:^|[^a-z0-9])[a-z0-9](?:{_SEPARATORS}[a-z0-9]){{{SPACED_MIN_LETTERS - 1},}}"
+# mutation: equivalent: a smaller count only widens the gate; the run's own count is checked after it
+_GATE_REPEATS = SPACED_MIN_LETTERS - 1
+_LETTER_RUN_GATE = f"(?:^|[^a-z0-9])[a-z0-9](?:{_SEPARATORS}[a-z0-9]){{{_GATE_REPEATS},}}"
 _RUN, _LEET = 0, 1
 
 
@@ -224,6 +226,7 @@ def _reading_gates() -> PatternSet:
 
 
 # A token is a run of these; the characters leetspeak is read from are among them.
+# mutation: equivalent: tokens are read from lowered text, so an added capital is never met
 _TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789@$+!")
 _TOKEN_END = re.compile(r"[^a-z0-9@$+!]")
 
