@@ -1,0 +1,218 @@
+"""Exact values of a research session: cap boundaries, clock readings, size limits (R-RS-3, R-RS-4).
+
+In-process tools and a scripted clock only. Each test pins a number or a boundary that an
+off-by-one in runtime/research/session.py or adapter.py would change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+import runtime.research.adapter as adapter_module
+from generated.research.policy import CAPS, METADATA_VALUE_CHARS, TOOL_COST
+from runtime.research import ResearchRequest, StopReason, run_research, source_id
+
+PRO = CAPS[("PRO", "prod")]
+
+
+class ScriptedClock:
+    """Moves only when a tool moves it; records the deadline of every call and never times out
+    (the tools here return at once, so waiting on the event is never a real wait)."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+        self.waits: list[float] = []
+
+    def now(self) -> float:
+        return self.t
+
+    def wait(self, done: threading.Event, seconds: float) -> bool:
+        self.waits.append(seconds)
+        return done.wait(30)
+
+
+class Tool:
+    """Returns ``items`` for every query; the n-th call moves the clock by ``advances[n]`` seconds."""
+
+    def __init__(
+        self, name: str, items: Sequence[Any], clock: ScriptedClock | None = None, advances: Sequence[float] = ()
+    ) -> None:
+        self.name, self.items, self.clock, self.advances = name, list(items), clock, list(advances)
+        self.queries: list[str] = []
+
+    def search(self, query: str, limit: int) -> Any:
+        if self.clock is not None and len(self.queries) < len(self.advances):
+            self.clock.t += self.advances[len(self.queries)]
+        self.queries.append(query)
+        return list(self.items)
+
+
+def request(query: str = "term frequency", **extra: Any) -> ResearchRequest:
+    data = {"query": query, "requested_mode": "research", "tier": "PRO", "env": "prod", "already_clarified": False}
+    data.update(extra)
+    return ResearchRequest.model_validate(data)
+
+
+def item(n: int = 1, **extra: Any) -> dict[str, Any]:
+    return {"locator": f"doc-{n:03d}", "title": f"Doc {n}", "content": f"Term frequency saturates. Item {n}.", **extra}
+
+
+# --- budget: a plan costing exactly the clamp runs, one unit less refuses it (R-RS-3) ---------------
+
+
+def test_a_plan_costing_exactly_the_budget_clamp_runs_every_call() -> None:
+    clamp = TOOL_COST["docs"] + TOOL_COST["web"]
+    docs, web = Tool("docs", [item(1)]), Tool("web", [item(2)])
+    r = run_research(request("a", caps={"budget_units_clamp": clamp}), [docs, web], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert r.telemetry.conditions == []
+    assert (docs.queries, web.queries) == (["a"], ["a"])
+    assert r.telemetry.budget_units_used == clamp
+    assert [c.cost for c in r.telemetry.calls] == [TOOL_COST["docs"], TOOL_COST["web"]]
+
+
+def test_a_plan_costing_one_unit_more_than_the_clamp_makes_no_call() -> None:
+    clamp = TOOL_COST["docs"] + TOOL_COST["web"] - 1
+    docs, web = Tool("docs", [item(1)]), Tool("web", [item(2)])
+    r = run_research(request("a", caps={"budget_units_clamp": clamp}), [docs, web], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.BUDGET_EXHAUSTED
+    assert (docs.queries, web.queries) == ([], [])
+    assert r.telemetry.calls == [] and r.telemetry.budget_units_used == 0
+
+
+def test_a_single_call_costing_exactly_the_clamp_is_made() -> None:
+    docs = Tool("docs", [item(1)])
+    r = run_research(request(caps={"budget_units_clamp": TOOL_COST["docs"]}), [docs], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert r.telemetry.budget_units_used == TOOL_COST["docs"] and len(docs.queries) == 1
+
+
+# --- milliseconds from the session clock -----------------------------------------------------------
+
+
+def test_a_clock_that_never_moves_records_zero_milliseconds() -> None:
+    r = run_research(request("a; b"), [Tool("docs", [item(1)])], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert [(c.started_ms, c.elapsed_ms) for c in r.telemetry.calls] == [(0, 0), (0, 0)]
+    assert r.telemetry.elapsed_ms == 0
+
+
+def test_call_and_session_milliseconds_are_the_clock_readings() -> None:
+    clock = ScriptedClock()
+    docs = Tool("docs", [item(1)], clock, advances=[0.25, 1.5])
+    web = Tool("web", [item(2)], clock, advances=[0.125])
+    r = run_research(request("a; b"), [docs, web], clock=clock)
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert [(c.tool, c.started_ms, c.elapsed_ms) for c in r.telemetry.calls] == [
+        ("docs", 0, 250),
+        ("web", 250, 125),
+        ("docs", 375, 1500),
+        ("web", 1875, 0),
+    ]
+    assert r.telemetry.elapsed_ms == 1875
+
+
+# --- deadlines: per call, and what is left of the session (R-RS-3) ---------------------------------
+
+
+def test_each_call_gets_the_per_call_timeout_or_what_is_left_of_the_session() -> None:
+    """15 s session, 5 s per call: the first call may take 5 s; after 12 s, only 3 s are left."""
+    clock = ScriptedClock()
+    docs = Tool("docs", [item(1)], clock, advances=[12.0])
+    r = run_research(request("a; b"), [docs], clock=clock)
+    assert (PRO.total_research_timeout_ms, PRO.per_call_timeout_ms) == (15000, 5000)
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert clock.waits == [5.0, 3.0]
+    assert [c.started_ms for c in r.telemetry.calls] == [0, 12000]
+
+
+def test_lowered_timeouts_give_exact_deadlines() -> None:
+    clock = ScriptedClock()
+    docs = Tool("docs", [item(1)], clock, advances=[0.5])
+    caps = {"per_call_timeout_ms": 700, "total_research_timeout_ms": 1000}
+    r = run_research(request("a; b", caps=caps), [docs], clock=clock)
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert clock.waits == [0.7, 0.5]
+
+
+def test_a_session_exactly_at_its_total_timeout_still_makes_the_next_call() -> None:
+    """TIMEOUT is elapsed > total (R-RS-3): at exactly the total, the next call is made (with no
+    time left for it); a moment later, it is not."""
+    clock = ScriptedClock()
+    docs = Tool("docs", [item(1)], clock, advances=[PRO.total_research_timeout_ms / 1000])
+    r = run_research(request("a; b"), [docs], clock=clock)
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert docs.queries == ["a", "b"]
+    assert clock.waits == [5.0, 0.0]
+    assert [c.started_ms for c in r.telemetry.calls] == [0, 15000]
+    assert r.telemetry.elapsed_ms == 15000
+
+    clock = ScriptedClock()
+    docs = Tool("docs", [item(1)], clock, advances=[PRO.total_research_timeout_ms / 1000 + 0.001])
+    r = run_research(request("a; b"), [docs], clock=clock)
+    assert r.stop_reason is StopReason.TIMEOUT
+    assert docs.queries == ["a"]
+
+
+# --- metadata size limits: the key and the value each count (R-RS-4) -------------------------------
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"k": "v" * METADATA_VALUE_CHARS},
+        {"k" * METADATA_VALUE_CHARS: "v"},
+        {"k" * METADATA_VALUE_CHARS: "v" * METADATA_VALUE_CHARS},
+    ],
+)
+def test_metadata_at_the_limit_is_accepted(metadata: dict[str, str]) -> None:
+    r = run_research(request(), [Tool("docs", [item(1, metadata=metadata)])], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert r.bundle.sources[0].metadata == metadata
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"k": "v" * (METADATA_VALUE_CHARS + 1)},  # only the value is too long
+        {"k" * (METADATA_VALUE_CHARS + 1): "v"},  # only the key is too long
+        {"n": int("9" * (METADATA_VALUE_CHARS + 1))},  # a number, counted as its digits
+    ],
+)
+def test_metadata_with_only_the_key_or_only_the_value_too_long_is_invalid(metadata: dict[str, Any]) -> None:
+    r = run_research(request(), [Tool("docs", [item(1, metadata=metadata)])], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.VALIDATION_FAIL
+    assert r.telemetry.calls[0].outcome == "invalid" and r.telemetry.calls[0].items == 1
+    assert r.bundle.sources == []
+
+
+# --- every item is scanned, or the session fails closed (R-RS-5, R-RS-1) ---------------------------
+
+
+def test_a_scan_missing_for_an_item_is_an_internal_inconsistency(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The adapter pairs items with their scans strictly: if the scanner ever returned fewer scans
+    than items, the unscanned item must not slip into the bundle; the session fails closed."""
+    real = adapter_module.scan_many
+    monkeypatch.setattr(adapter_module, "scan_many", lambda texts: real(texts)[:-1])
+    r = run_research(request(), [Tool("docs", [item(1), item(2)])], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.INTERNAL_INCONSISTENCY
+    assert r.telemetry.conditions == ["INTERNAL_INCONSISTENCY"]
+    assert r.bundle.sources == [] and r.response.action == "BASELINE"
+    assert (r.telemetry.sources_kept, r.telemetry.sources_dropped) == (0, 0)
+
+
+# --- the source id's canonical form (R-RS-7) -------------------------------------------------------
+
+
+def test_the_source_id_is_the_sha256_of_the_compact_json_array() -> None:
+    expected = hashlib.sha256('["docs","doc-001","Caf\u00e9, \\"quoted\\""]'.encode()).hexdigest()
+    assert source_id("docs", "doc-001", 'Caf\u00e9, "quoted"') == expected
+    r = run_research(request(), [Tool("docs", [item(1)])], clock=ScriptedClock())
+    content = r.bundle.sources[0].content
+    digest = hashlib.sha256(f'["docs","doc-001","{content}"]'.encode()).hexdigest()
+    assert r.bundle.sources[0].source_id == digest
