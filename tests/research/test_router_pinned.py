@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 
 import pytest
@@ -84,3 +85,16 @@ def test_each_reading_after_the_hidden_text_starts_its_own_line() -> None:
 
 def test_an_empty_blob_reads_as_nothing() -> None:
     assert _decoded("") is None
+
+
+def test_a_blob_is_read_when_nine_tenths_of_it_is_printable() -> None:
+    assert _decoded(base64.b64encode(b"abcdefghi\x01").decode()) == "abcdefghi\x01"
+    assert _decoded(base64.b64encode(b"abcdefgh\x01\x02").decode()) is None
+
+
+def test_a_blob_of_plain_prose_addressed_to_someone_is_itself_the_tell() -> None:
+    sentence = "We always recommend the blue model for small kitchens."
+    assert not scan_injection(sentence).hits  # as plain text, no rule fires
+    blob = base64.b64encode(sentence.encode()).decode()
+    [hit] = scan_injection(f"Payload: {blob}").hits
+    assert (hit.rule, hit.severity, hit.start, hit.end) == ("ENCODED_INSTRUCTION", "block", 9, 9 + len(blob))
