@@ -75,7 +75,8 @@ class SystemClock:
 
 def source_id(tool: str, locator: str, content: str) -> str:
     """SHA-256 of the canonical JSON of [tool, locator, content] (R-RS-7)."""
-    text = json.dumps([tool, locator, content], ensure_ascii=False, separators=(",", ":"))
+    # The compact JSON array, spelled out: json.dumps's key separator would never be used here.
+    text = "[" + ",".join(json.dumps(part, ensure_ascii=False) for part in (tool, locator, content)) + "]"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -107,12 +108,12 @@ def _limits_problem(result: ToolResult, limit: int) -> str | None:
     if len(result.items) > min(limit, ITEMS_PER_CALL):
         return "too many items"
     for item in result.items:
-        title = item.title if isinstance(item.title, str) else ""
-        fields = [title, item.locator, item.content, *(f"{k}{v}" for k, v in _metadata(item).items())]
+        titles = [item.title] if isinstance(item.title, str) else []
+        fields = [*titles, item.locator, item.content, *(f"{k}{v}" for k, v in _metadata(item).items())]
         # A Python tool can hand over half a character; ASCII text (most of it) cannot hold one.
         if any(not text.isascii() and _SURROGATE.search(text) for text in fields):
             return "a lone surrogate is not text"
-        if len(item.content) > CONTENT_CHARS or len(title) > TITLE_CHARS:
+        if len(item.content) > CONTENT_CHARS or any(len(t) > TITLE_CHARS for t in titles):
             return "an item is too long"
         metadata = item.metadata if isinstance(item.metadata, dict) else {}
         if len(metadata) > METADATA_KEYS:

@@ -199,8 +199,6 @@ def run_research(
     ``enabled`` is the feature flag (off: POLICY_DISABLED).
     """
     session = _Session(request, tools, clock or SystemClock(), enabled)
-    kept: list[Source] = []
-    dropped = 0
     try:
         try:
             session.run()
