@@ -246,3 +246,27 @@ def test_redirect_to_another_host_names_it(server: Server) -> None:
         WebTool(server.url).search("BM25", 5)
     assert str(caught.value) == "the web tool may reach only 127.0.0.1, not localhost"
     assert [r.path for r in server.seen] == ["/search"]
+
+
+def test_redirect_to_a_location_that_is_no_url_names_the_location(server: Server) -> None:
+    server.respond = redirect("ftp://files.example/x")
+    with pytest.raises(SandboxViolationError) as caught:
+        WebTool(server.url).search("BM25", 5)
+    assert str(caught.value) == "the web tool may reach only 127.0.0.1, not ftp://files.example/x"
+
+
+# --- answers that are not search results ----------------------------------------------------------------
+
+
+def test_an_http_error_status_is_named(server: Server) -> None:
+    server.respond = lambda h: send(h, GOOD, 503)
+    with pytest.raises(ToolResultError) as caught:
+        WebTool(server.url).search("BM25", 5)
+    assert str(caught.value) == "the web tool got an answer it cannot read: HTTP status 503"
+
+
+def test_a_result_that_is_not_an_object_is_named(server: Server) -> None:
+    server.respond = lambda h: send(h, json.dumps({"results": [RESULTS[0], 7]}).encode("utf-8"))
+    with pytest.raises(ToolResultError) as caught:
+        WebTool(server.url).search("BM25", 5)
+    assert str(caught.value) == "the web tool got an answer it cannot read: a result is not an object"
