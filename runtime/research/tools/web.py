@@ -62,7 +62,8 @@ class WebTool:
         with client, client.stream("GET", url, params={"q": query, "format": "json"}, headers=headers) as response:
             if response.is_redirect:
                 target = _origin(str(response.next_request.url)) if response.next_request else None
-                host = target[1] if target else response.headers.get("location", "?")
+                # httpx calls an answer a redirect only when it has a Location header.
+                host = target[1] if target else response.headers["location"]
                 raise E.sandbox_forbidden_host(tool=NAME, allowed=self.origin[1], host=str(host))
             encoding = response.headers.get("content-encoding", "identity").strip().lower()
             if encoding not in ("", "identity"):
