@@ -46,7 +46,8 @@ def _dump(model: BaseModel) -> str:
 def _write_atomically(path: str, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in its folder: never half a file."""
     target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=".rcs-")
+    # mutation: equivalent: the temporary's name is never seen; it is renamed over the target or removed
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".rcs-")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
