@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import runtime.research.adapter as adapter_module
-from generated.research.policy import CAPS, METADATA_VALUE_CHARS, TOOL_COST
+from generated.research.policy import CAPS, METADATA_KEYS, METADATA_VALUE_CHARS, TOOL_COST
 from runtime.research import ResearchRequest, StopReason, run_research, source_id
 
 PRO = CAPS[("PRO", "prod")]
@@ -216,3 +216,35 @@ def test_the_source_id_is_the_sha256_of_the_compact_json_array() -> None:
     content = r.bundle.sources[0].content
     digest = hashlib.sha256(f'["docs","doc-001","{content}"]'.encode()).hexdigest()
     assert r.bundle.sources[0].source_id == digest
+
+
+# --- the rate window: a plan exactly at the per-minute cap runs (R-RS-3) ----------------------------
+
+
+def test_a_plan_exactly_at_the_per_minute_cap_runs_every_call() -> None:
+    docs = Tool("docs", [item(1)])
+    r = run_research(request("a; b", caps={"max_tool_calls_per_minute": 2}), [docs], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert docs.queries == ["a", "b"]
+    docs = Tool("docs", [item(1)])
+    r = run_research(request("a; b", caps={"max_tool_calls_per_minute": 1}), [docs], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.RATE_LIMITED
+    assert docs.queries == []
+
+
+# --- metadata key count and half characters (R-RS-4) ------------------------------------------------
+
+
+def test_metadata_with_exactly_the_key_limit_is_accepted_and_one_more_is_not() -> None:
+    full = {f"k{i}": "v" for i in range(METADATA_KEYS)}
+    r = run_research(request(), [Tool("docs", [item(1, metadata=full)])], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    over = {**full, "one-more": "v"}
+    r = run_research(request(), [Tool("docs", [item(1, metadata=over)])], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.VALIDATION_FAIL
+
+
+def test_a_lone_surrogate_in_non_ascii_text_is_invalid() -> None:
+    r = run_research(request(), [Tool("docs", [item(1, content="Term frequency café \ud800.")])], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.VALIDATION_FAIL
+    assert r.telemetry.calls[0].outcome == "invalid"
