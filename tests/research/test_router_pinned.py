@@ -98,3 +98,7 @@ def test_a_blob_of_plain_prose_addressed_to_someone_is_itself_the_tell() -> None
     blob = base64.b64encode(sentence.encode()).decode()
     [hit] = scan_injection(f"Payload: {blob}").hits
     assert (hit.rule, hit.severity, hit.start, hit.end) == ("ENCODED_INSTRUCTION", "block", 9, 9 + len(blob))
+
+
+def test_combining_marks_are_dropped_for_a_reading_and_nothing_else() -> None:
+    assert normalise("MAX\u0332 Y\u0332 plan") == ("max\u0332 y\u0332 plan\nmax y plan", False)

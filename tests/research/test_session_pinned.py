@@ -248,3 +248,17 @@ def test_a_lone_surrogate_in_non_ascii_text_is_invalid() -> None:
     r = run_research(request(), [Tool("docs", [item(1, content="Term frequency café \ud800.")])], clock=ScriptedClock())
     assert r.stop_reason is StopReason.VALIDATION_FAIL
     assert r.telemetry.calls[0].outcome == "invalid"
+
+
+def test_tools_run_on_a_named_daemon_thread() -> None:
+    """A tool that never returns must not keep the process alive, and a thread dump names it."""
+    seen: list[threading.Thread] = []
+
+    class Recording(Tool):
+        def search(self, query: str, limit: int) -> Any:
+            seen.append(threading.current_thread())
+            return super().search(query, limit)
+
+    r = run_research(request(), [Recording("docs", [item(1)])], clock=ScriptedClock())
+    assert r.stop_reason is StopReason.SUCCESS_COMPLETED
+    assert [(t.name, t.daemon) for t in seen] == [("rcs-research-tool", True)]
