@@ -88,11 +88,23 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-def kill_group(pgid: int, grace: float) -> None:
-    """SIGTERM the group, then SIGKILL whatever is left after ``grace`` seconds."""
+def _group_left(pgid: int, leader: subprocess.Popen[bytes] | None) -> bool:
+    """Whether any process of a group is left, reaping its leader first when it is our child: an
+    exited but unreaped leader is a zombie, and a zombie still counts as a member of its group."""
+    if leader is not None:
+        leader.poll()
+    return group_alive(pgid)
+
+
+def kill_group(pgid: int, grace: float, leader: subprocess.Popen[bytes] | None = None) -> None:
+    """SIGTERM the group, then SIGKILL whatever is left after ``grace`` seconds.
+
+    ``leader`` is the group's leader when it is our child, so that a group that obeyed SIGTERM is
+    seen to be gone at once instead of after the whole grace.
+    """
     _signal_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    while group_alive(pgid) and time.monotonic() < deadline:
+    while _group_left(pgid, leader) and time.monotonic() < deadline:
         time.sleep(0.01)
     _signal_group(pgid, signal.SIGKILL)
 
@@ -160,11 +172,11 @@ def run_group(
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-            kill_group(pgid, grace)
+            kill_group(pgid, grace, process)
             process.wait()
-        if signals.received is not None and group_alive(pgid):
+        if signals.received is not None and _group_left(pgid, process):
             deadline = time.monotonic() + grace  # forwarded signal: give the group its grace to finish
-            while group_alive(pgid) and time.monotonic() < deadline:
+            while _group_left(pgid, process) and time.monotonic() < deadline:
                 time.sleep(0.01)
     finally:
         if group_alive(pgid):

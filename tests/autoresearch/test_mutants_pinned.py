@@ -293,6 +293,9 @@ def test_a_process_that_timed_out_has_no_exit_status_even_if_it_exits_zero_on_si
     )
     assert outcome.timed_out
     assert outcome.exit_code is None
+    # It obeyed SIGTERM at once, so the 30 s grace before SIGKILL is not waited out: the leader,
+    # exited but not yet reaped, is a zombie that must not count as a live member of its group.
+    assert outcome.seconds < 30, outcome
 
 
 def test_an_evaluator_killed_by_a_signal_has_no_exit_status(tmp_path: Path) -> None:
