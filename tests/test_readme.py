@@ -19,7 +19,7 @@ def test_two_setup_commands() -> None:
     assert all("\n" not in c for c in commands)
     install_run, test = commands
     assert "pip install" in install_run and "rcs codegen" in install_run and "rcs validate" in install_run
-    assert "pip install" in test and test.endswith("pytest")
+    assert "pip install" in test and test.endswith("pytest -n auto")  # one worker per core (pytest-xdist)
 
 
 def test_ci_runs_the_readme_test_command() -> None:
