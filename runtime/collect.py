@@ -84,7 +84,7 @@ def _why_not(path: Path, kind: str) -> str:
         try:
             path.stat()
         except OSError as exc:
-            return exc.strerror or str(exc)
+            return files.reason(exc)
     return str(files.NotRegularFile(name, kind))
 
 
@@ -150,7 +150,7 @@ def _listing(directory: Path, collection: Collection, items: list[Item]) -> Iter
             return iter(sorted(listing, key=lambda e: e.name))
     except OSError as exc:
         name = str(directory)
-        items.append(collection.skip(name, None, M.unreadable(path=name, reason=exc.strerror or str(exc))))
+        items.append(collection.skip(name, None, M.unreadable(path=name, reason=files.reason(exc))))
         return None
 
 
@@ -212,7 +212,7 @@ def _check_file(path: Path, kind: Kind | None, context: validation.Context, coll
     try:
         raw = inputs.read_bytes(path, Input.ARTIFACT)
     except OSError as exc:
-        return collection.skip(name, None, M.unreadable(path=name, reason=exc.strerror or str(exc)))
+        return collection.skip(name, None, M.unreadable(path=name, reason=files.reason(exc)))
     if path.suffix == ".jsonl" or looks_like_json_lines(raw):
         return check_lines(name, raw, kind, context, collection)
     return check_text(name, raw, kind, context, collection)
@@ -282,7 +282,7 @@ def load_evidence(bundle: str, collection: Collection) -> Any:
         collection.usage.append(M.no_such_path(path=bundle))
         return None
     except OSError as exc:
-        collection.usage.append(M.unreadable(path=bundle, reason=exc.strerror or str(exc)))
+        collection.usage.append(M.unreadable(path=bundle, reason=files.reason(exc)))
         return None
     # A bundle is one JSON document, whatever its lines look like: read once, checked and loaded as such.
     result = check_text(bundle, raw, kinds.resolve(BUNDLE_KIND), validation.Context(), collection)
@@ -304,7 +304,7 @@ def load_policy(path: str, collection: Collection) -> Any:
     except FileNotFoundError:
         collection.usage.append(M.no_such_path(path=path))
     except OSError as exc:
-        collection.usage.append(M.unreadable(path=path, reason=exc.strerror or str(exc)))
+        collection.usage.append(M.unreadable(path=path, reason=files.reason(exc)))
     except RcsError as exc:
         collection.results.append(FileResult(path, POLICY_KIND, (Violation.of(exc),)))
         collection.usage.append(M.bad_claim_policy(path=path, count=1))

@@ -44,6 +44,12 @@ def describe(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "a special file")
 
 
+def reason(exc: OSError) -> str:
+    """Why an OSError happened, without the path: its ``strerror``, or its text when it has none (an
+    ``OSError("...")`` raised with a message only)."""
+    return exc.strerror or str(exc)
+
+
 class InputError(OSError):
     """A file rcs refuses to read; ``strerror`` (and ``str()``) is the reason, without the path."""
 

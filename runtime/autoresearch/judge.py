@@ -47,7 +47,7 @@ def read_candidate(path: Path) -> tuple[Candidate | None, str]:
     except FileNotFoundError:
         return None, f"{path.name} was not written"
     except OSError as exc:
-        return None, f"{path.name}: {exc.strerror or exc}"
+        return None, f"{path.name}: {files_io.reason(exc)}"
     except RecursionError:
         return None, f"{path.name}: nested too deeply"
     except RcsError as exc:
@@ -165,7 +165,7 @@ def evaluate(
         try:
             result, error = parse_stdout(inputs.read_bytes(stdout, Input.EVALUATOR_OUTPUT))
         except OSError as exc:
-            error = f"stdout: {exc.strerror or exc}"
+            error = f"stdout: {files_io.reason(exc)}"
     return files.build(
         Evaluation,
         {

@@ -23,6 +23,7 @@ from runtime import inputs, kinds, validation
 from runtime.exit_status import EXIT_OK, EXIT_USAGE
 from runtime.odr.core import SIDES, ODRState, run_round
 from runtime.odr.text import BOM
+from safeio import files
 from safeio.terminal import printable, printable_json
 
 CONFIG_KIND = "odr/config"
@@ -83,14 +84,14 @@ def run(path: str, config_path: str | None, out: TextIO, err: TextIO) -> int:
         config = load_config(config_path) if config_path else ODRConfig()
         state = ODRState(config=config)
     except OSError as exc:
-        return _refuse(M.unreadable(path=str(config_path), reason=exc.strerror or str(exc)), err)
+        return _refuse(M.unreadable(path=str(config_path), reason=files.reason(exc)), err)
     except RcsError as exc:
         where = f" (at {format_location(exc.location)})" if exc.location else ""
         return _refuse(M.odr_bad_config(path=str(config_path), detail=f"{exc}{where}"), err)
     try:
         raw = inputs.read_bytes(path, Input.ODR_ROUNDS)
     except OSError as exc:
-        return _refuse(M.unreadable(path=path, reason=exc.strerror or str(exc)), err)
+        return _refuse(M.unreadable(path=path, reason=files.reason(exc)), err)
     try:
         for _, architect, auditor in rounds(lines_of(raw)):
             state = run_round(state, architect, auditor)

@@ -14,6 +14,7 @@ from generated.phase1.paper_schema import Paper
 from runtime import inputs, kinds, validation
 from runtime.exit_status import EXIT_OK, EXIT_USAGE
 from runtime.phase1.pipeline import ingest_document, summarise_ingested
+from safeio import files
 from safeio.terminal import printable, printable_json
 
 PAPER_KIND = "phase1/paper"
@@ -31,7 +32,7 @@ def run(path: str, query: str, top_k: int, output: str, out: TextIO, err: TextIO
     try:
         paper = load_paper(path)
     except OSError as exc:
-        print(printable(M.phase1_prefix(problem=M.unreadable(path=path, reason=exc.strerror or str(exc)))), file=err)
+        print(printable(M.phase1_prefix(problem=M.unreadable(path=path, reason=files.reason(exc)))), file=err)
         return EXIT_USAGE
     except RcsError as exc:
         where = f" (at {format_location(exc.location)})" if exc.location else ""

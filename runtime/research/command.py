@@ -27,6 +27,7 @@ from runtime.exit_status import EXIT_OK, EXIT_USAGE
 from runtime.research.adapter import make_tools
 from runtime.research.evidence import to_evidence
 from runtime.research.session import run_research
+from safeio import files
 from safeio.terminal import printable, printable_json
 
 REQUEST_KIND = "research/request"
@@ -74,7 +75,7 @@ def run(
             kinds.resolve(REQUEST_KIND), inputs.read_bytes(path, Input.RESEARCH_REQUEST), validation.Context()
         )
     except OSError as exc:
-        return _fail(err, M.unreadable(path=path, reason=exc.strerror or str(exc)))
+        return _fail(err, M.unreadable(path=path, reason=files.reason(exc)))
     except RcsError as exc:
         where = f" (at {format_location(exc.location)})" if exc.location else ""
         return _fail(err, M.research_bad_request(path=path, detail=f"{exc}{where}"))
@@ -84,14 +85,17 @@ def run(
     except RcsError as exc:
         return _fail(err, str(exc))
     result = run_research(model, tools, enabled=enabled)
-    try:
-        if telemetry is not None:
-            _write_atomically(telemetry, _dump(result.telemetry))
-        if evidence_out is not None:
-            captured = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-            _write_atomically(evidence_out, _dump(to_evidence(result.bundle, result.response, captured)))
-    except OSError as exc:
-        return _fail(err, M.research_write_failed(path=exc.filename or "?", reason=exc.strerror or str(exc)))
+    writes: list[tuple[str, str]] = []
+    if telemetry is not None:
+        writes.append((telemetry, _dump(result.telemetry)))
+    if evidence_out is not None:
+        captured = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        writes.append((evidence_out, _dump(to_evidence(result.bundle, result.response, captured))))
+    for target, text in writes:
+        try:
+            _write_atomically(target, text)
+        except OSError as exc:  # named by the path asked for: the temporary file's name means nothing
+            return _fail(err, M.research_write_failed(path=target, reason=files.reason(exc)))
     response = result.response
     if output == "json":
         out.write(printable_json(_dump(response)))

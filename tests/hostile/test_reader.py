@@ -97,3 +97,9 @@ def test_kind_of_names_every_case(tmp_path: Path) -> None:
     assert files.kind_of(tmp_path / "nothing") == "missing"
     assert files.kind_of(tmp_path / "dangling") == "dangling"
     assert files.kind_of(tmp_path / "loop") == "loop"
+
+
+def test_the_reason_of_an_os_error_is_its_strerror_or_else_its_text() -> None:
+    assert files.reason(FileNotFoundError(2, "No such file or directory", "/x/y")) == "No such file or directory"
+    assert files.reason(OSError("the disk said no")) == "the disk said no"  # no strerror: the text
+    assert files.reason(files.NotRegularFile("p", "a FIFO")) == str(files.NotRegularFile("p", "a FIFO"))

@@ -138,3 +138,38 @@ def test_a_sentence_from_two_sources_cites_both_and_text_stays_unescaped(
     )
     _, as_json, _ = _run(path, "json")
     assert '"title": "Über A"' in as_json
+
+
+def test_an_unwritable_telemetry_path_is_named_as_given_and_nothing_is_printed(tmp_path: Path, canned: None) -> None:
+    telemetry = tmp_path / "missing" / "telemetry.json"
+    evidence = tmp_path / "evidence.json"
+    code, out, err = _run(_request(tmp_path), "text", telemetry=str(telemetry), evidence=str(evidence))
+    assert (code, out) == (2, "")
+    assert err == f"rcs research: cannot write {telemetry}: No such file or directory\n"
+    assert not evidence.exists()  # the first failure stops: no artifact without its telemetry
+
+
+def test_an_evidence_path_that_is_a_folder_is_named_as_given_and_leaves_no_temporary(
+    tmp_path: Path, canned: None
+) -> None:
+    telemetry = tmp_path / "telemetry.json"
+    folder = tmp_path / "taken"
+    folder.mkdir()
+    code, out, err = _run(_request(tmp_path), "json", telemetry=str(telemetry), evidence=str(folder))
+    assert (code, out) == (2, "")
+    assert err == f"rcs research: cannot write {folder}: Is a directory\n"
+    assert json.loads(telemetry.read_text(encoding="utf-8"))["contract_version"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["request.json", "taken", "telemetry.json"]
+    assert list(folder.iterdir()) == []
+
+
+def test_a_read_error_without_a_system_reason_gives_its_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(path: str, name: object) -> bytes:
+        raise OSError("the disk said no")
+
+    monkeypatch.setattr(command.inputs, "read_bytes", refuse)
+    code, out, err = _run("request.json", "text")
+    assert (code, out) == (2, "")
+    assert err == "rcs research: request.json: cannot read: the disk said no\n"
