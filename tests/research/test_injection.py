@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from runtime.research.injection import _leet_tokens, _rules, normalise, scan_injection, scan_many
@@ -166,6 +166,8 @@ def test_an_order_at_the_start_of_an_item_or_a_line_is_seen_in_a_batch_too() -> 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(list("abfgpr0135@$+! .\n") + ["pr3v10u5", "1gn0r3", "c0ffee", "h2o"]), max_size=30))
+@example(["g", "1", "a"])  # the text's first character is the token's only letter past f
+@example(["b", "1", "a", " ", "g", "1", "a"])
 def test_leet_tokens_are_counted_as_token_by_token_search_would(parts: list[str]) -> None:
     text = "".join(parts)
     by_token = sum(
