@@ -205,3 +205,39 @@ def test_the_cli_quotes_whole_normalised_sentences(tmp_path: Path) -> None:
         "p: 1 bullet(s), 0 not stated; retrieved 1 chunk(s) for: latency cost\n"
         f"- Plan X cuts the latency in half.  [{chunk_id('p', 'Results', normalised)} (Results)]\n"
     )
+
+
+# --- sections and long paragraphs (runtime/phase1/chunks.py) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sections",
+    [
+        [{"label": "A", "text": "x", "note": "y"}],  # an object with a key besides label and text
+        [{"label": "A"}],
+        [("A", "x", "y")],  # three items
+        ["ab"],  # a two-character string is not a pair
+    ],
+)
+def test_a_section_that_is_not_a_pair_is_refused_with_its_index(sections: list[Any]) -> None:
+    from generated.phase1.errors import InvalidInputError
+    from runtime.phase1.chunks import section_pairs
+
+    with pytest.raises(InvalidInputError) as info:
+        section_pairs([("first", "fine"), *sections])
+    assert str(info.value) == (
+        "sections must be a sequence of (label, text) pairs or {label, text} objects: item 1 is not"
+    )
+
+
+def test_a_paragraph_that_fits_is_one_verbatim_piece() -> None:
+    from runtime.phase1.chunks import split_long
+
+    assert split_long("ab ", 3) == ["ab "]  # exactly the cap: not re-cut into its sentences
+
+
+def test_a_long_sentence_is_cut_at_its_first_space_and_spaces_after_a_cut_are_dropped() -> None:
+    from runtime.phase1.chunks import split_long
+
+    assert split_long("a bcdefgh", 4) == ["a", "bcde", "fgh"]  # the space right after the first letter
+    assert split_long("abcdefgh  ij", 4) == ["abcd", "efgh", "ij"]  # no piece starts with a space
