@@ -29,6 +29,7 @@ class IngestedPaper(ingested_models.IngestedPaper):
         # lookup (an AttributeError raised and caught) before pydantic's __getattr__ looks there, ~6 µs
         # a call, as much as a one-term query's whole top-k. A paper never indexed still gets
         # pydantic's own AttributeError.
+        # mutation: equivalent: a missed fast path falls back to `self._index`, the same index, slower
         index: Index | None = (self.__pydantic_private__ or {}).get("_index")
         return index if index is not None else self._index
 
@@ -91,12 +92,8 @@ def retrieve(query: str, ingested_paper: IngestedPaper, top_k: int) -> Retrieval
 
 def _best_sentence(text: str, query_tokens: set[str]) -> str:
     """The sentence of a chunk sharing the most distinct query tokens (the earliest on a tie)."""
-    best, best_overlap = "", -1
-    for sentence in sentences(text) or [text]:
-        overlap = len(query_tokens & set(tokens(sentence)))
-        if overlap > best_overlap:
-            best, best_overlap = sentence, overlap
-    return best
+    # max() keeps the first of equal maxima: the earliest sentence wins a tie.
+    return max(sentences(text) or [text], key=lambda sentence: len(query_tokens & set(tokens(sentence))))
 
 
 def _not_stated() -> Bullet:

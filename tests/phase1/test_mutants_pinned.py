@@ -241,3 +241,41 @@ def test_a_long_sentence_is_cut_at_its_first_space_and_spaces_after_a_cut_are_dr
 
     assert split_long("a bcdefgh", 4) == ["a", "bcde", "fgh"]  # the space right after the first letter
     assert split_long("abcdefgh  ij", 4) == ["abcd", "efgh", "ij"]  # no piece starts with a space
+
+
+# --- the summary's invariants, checked before a result is reported (runtime/phase1/pipeline.py) ------
+
+
+@pytest.mark.parametrize(
+    ("bullet", "detail"),
+    [
+        ({"text": NOT_STATED, "chunk_ids": ["c"]}, "bullet 1 is not-stated but cites chunks"),
+        ({"text": "Caching halves", "chunk_ids": []}, "bullet 1 cites no chunk"),
+        ({"text": "Caching halves", "chunk_ids": ["0" * 16]}, "bullet 1 cites unknown chunk 0000000000000000"),
+        ({"text": "Caching doubles", "chunk_ids": ["<first>"]}, "bullet 1 is not verbatim text of chunk <first>"),
+    ],
+)
+def test_a_summary_that_breaks_an_invariant_is_refused_with_what_and_where(bullet: dict[str, Any], detail: str) -> None:
+    from generated.phase1.errors import InvariantViolationError
+    from generated.phase1.grounded_summary_schema import Bullet, GroundedSummary
+    from runtime.phase1.pipeline import check_invariants
+
+    paper = ingest_document("p", [("S", SHARED)])
+    first = paper.chunks[0].chunk_id
+    good = Bullet(text="Caching halves the latency", chunk_ids=[first])
+    # Built without validation: the check is what stands between a hand-made summary and a report.
+    cited = [first if c == "<first>" else c for c in bullet["chunk_ids"]]
+    bad = Bullet.model_construct(text=bullet["text"], chunk_ids=cited)
+    check_invariants(paper, GroundedSummary(paper_id="p", mode="summary", bullets=[good]))  # the good one passes
+    with pytest.raises(InvariantViolationError) as info:
+        check_invariants(paper, GroundedSummary.model_construct(paper_id="p", mode="summary", bullets=[good, bad]))
+    assert str(info.value) == "Summary invariant violated: " + detail.replace("<first>", first)
+
+
+def test_the_best_sentence_is_the_earliest_of_those_sharing_most_query_words() -> None:
+    from runtime.phase1.pipeline import _best_sentence
+
+    text = "Nothing here. Caching helps. Caching helps latency. Latency and caching matter."
+    assert _best_sentence(text, {"caching", "latency"}) == "Caching helps latency."
+    assert _best_sentence(text, {"zebra"}) == "Nothing here."  # no overlap anywhere: the first
+    assert _best_sentence("no full stop", {"zebra"}) == "no full stop"
