@@ -49,14 +49,14 @@ _INT64_ROOM = 2**63 - 1
 # order for: ordering every term added ~13% to Index.build on the 5 MiB bench paper (one sort call per
 # term, mostly for the many rare terms whose few postings a query ranks in microseconds anyway);
 # ordering only the terms above it adds ~3%.
-RANKED_MIN_DF = 32
+RANKED_MIN_DF = 32  # mutation: equivalent: a speed knob; every path sums the same integers (see above)
 # How deep into each term's impact order a query samples, in multiples of k: deeper samples cost a
 # little more to sort but more often hold the whole top k (see Index.top).
-HEAD_DEPTH = 8
+HEAD_DEPTH = 8  # mutation: equivalent: a speed knob; the bound in Index.top keeps any depth exact
 # A term in at least 1/DENSE_FRACTION of the chunks also keeps its impacts as a dense vector (0 where
 # absent): adding it to the scores is one contiguous pass, several times faster than scattering that
 # many postings, for ~n x 8 bytes each (31 terms, 3 MiB, on the 5 MiB bench paper).
-DENSE_FRACTION = 4
+DENSE_FRACTION = 4  # mutation: equivalent: a speed knob; dense or by postings, the same integers are added
 
 
 def _decimal(value: float) -> Fraction:
@@ -87,7 +87,6 @@ class Index:
         total = sum(lengths)
         avg = total / n if n else 0.0
         k1, b = _decimal(BM25_K1), _decimal(BM25_B)
-        avg_exact = Fraction(total, n) if total else Fraction(1)
         # The saturation factor depends only on (tf, dl): few distinct pairs, each computed exactly once.
         saturation: dict[tuple[int, int], float] = {}
         raw: dict[str, tuple[list[int], list[float]]] = {}
@@ -96,7 +95,8 @@ class Index:
             for term, tf in Counter(toks).items():
                 factor = saturation.get((tf, dl))
                 if factor is None:
-                    exact = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avg_exact))
+                    # dl / avgdl is dl * n / total; total > 0 here, since this chunk has a token.
+                    exact = tf * (k1 + 1) / (tf + k1 * (1 - b + b * Fraction(dl * n, total)))
                     factor = saturation[(tf, dl)] = float(exact)  # correctly rounded, once
                 positions, weights = raw.setdefault(term, ([], []))
                 positions.append(position)
@@ -113,6 +113,7 @@ class Index:
             largest = max(largest, int(quanta.max()))
             if len(positions) > RANKED_MIN_DF:
                 # Stable on the negated impacts: equal impacts stay in position order, the tie-break.
+                # mutation: equivalent: numpy reads a sort kind by its first letter ("stableX" is "stable")
                 by_impact[term] = np.argsort(-quanta, kind="stable")
             if len(positions) * DENSE_FRACTION >= n:
                 dense[term] = np.zeros(n, dtype=np.int64)
@@ -214,6 +215,7 @@ class Index:
     @staticmethod
     def _reaching(entries: list[tuple[Positions, Quanta]], summed: Quanta, floor: int) -> Positions:
         """The chunks whose score is at least ``floor`` (> 0), ascending."""
+        # mutation: equivalent: either branch finds the same chunks; the test only picks the faster
         if 2 * sum(len(e[0]) for e in entries) < len(summed):
             # Few postings: look the sums up at them rather than scanning every chunk.
             every = np.concatenate([e[0] for e in entries])
