@@ -129,6 +129,28 @@ def test_equal_saturation_from_different_tf_and_length_is_a_tie() -> None:
     assert index.top(["x"], 2) == brute_top([a, b], ["x"], 2) and index.top(["x"], 1)[0][0][0] == 0
 
 
+def test_a_chunk_outside_the_sample_that_ties_the_floor_and_comes_first_ranks_first() -> None:
+    # The sample is each term's best 8 x k postings. Chunk 8 ("a b b") holds exactly the best impact
+    # outside each sample, and their sum ties the sample's best, chunk 9 ("a a b"): the same two
+    # impacts the other way round (a and b have one df, so one idf). The bound is reached, not
+    # exceeded, and only a search for every chunk at the floor finds chunk 8, which wins the tie.
+    fill = iter(range(1000))
+    chunks = (
+        [["b", "b", f"z{next(fill)}", f"z{next(fill)}"] for _ in range(8)]  # b's sample
+        + [["a", "b", "b", f"z{next(fill)}"], ["a", "a", "b", f"z{next(fill)}"]]
+        + [["a", "a", f"z{next(fill)}", f"z{next(fill)}"] for _ in range(7)]  # the rest of a's sample
+        + [["a", *(f"z{next(fill)}" for _ in range(7))] for _ in range(31)]  # lower impacts: df 40 each
+        + [["b", *(f"z{next(fill)}" for _ in range(7))] for _ in range(30)]
+    )
+    index = Index.build(chunks)
+    assert index.df("a") == index.df("b") == 40 > index_module.RANKED_MIN_DF
+    for query in (["a", "b"], ["b", "a"]):
+        assert index.top(query, 1) == brute_top(chunks, query, 1)
+        assert index.top(query, 1)[0][0][0] == 8
+    paper = ingest_document("m", [{"label": "S", "text": "\n\n".join(" ".join(c) for c in chunks)}])
+    assert [h.chunk_id for h in retrieve("a b", paper, 1).hits] == [paper.chunks[8].chunk_id]
+
+
 @given(
     st.lists(st.lists(st.sampled_from("abcdef"), min_size=0, max_size=9), min_size=1, max_size=30),
     st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=6),
