@@ -181,3 +181,12 @@ def test_the_overflow_bound_is_the_largest_impact_s_share_of_int64() -> None:
     largest = max(int(q.max()) for _, q in index.postings.values())
     assert index.max_terms == (2**63 - 1) // largest
     assert index.max_terms * largest <= 2**63 - 1 < (index.max_terms + 1) * largest
+
+
+def test_an_index_is_frozen() -> None:
+    # One index serves every query of its paper (and the research docs tool's cache): nothing may rebind it.
+    import dataclasses
+
+    index = Index.build([["a", "b"], ["b"]])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        index.avg_length = 0.0  # type: ignore[misc]
