@@ -266,6 +266,35 @@ def test_a_ref_naming_another_snapshot_does_not_resolve() -> None:
         store.resolve(ref)
 
 
+def test_a_map_reports_each_edge_s_refs_after_its_own_endpoints_in_document_order() -> None:
+    """Violations come in document order (validate.py): an edge's endpoints, then its own refs."""
+    data = h.literature_map()
+    data["edges"][0]["evidence_refs"] = [h.ref("snip-404")]
+    data["edges"][1]["evidence_refs"] = [h.ref("snip-2"), h.ref("snip-405")]
+    data["edges"][1]["target"] = "x9"
+    unknown = "Unknown snippet_id in EvidenceStore: snippet_id="
+    assert found(iter_violations("literature_map", json.dumps(data), evidence=h.store())) == [
+        (
+            "EvidenceValidationError",
+            "UNKNOWN_SNIPPET",
+            unknown + "snip-404",
+            ("edges", 0, "evidence_refs", 0, "snippet_id"),
+        ),
+        (
+            "ArtifactIntegrityError",
+            "UNKNOWN_EDGE_ENDPOINT",
+            "Edge references unknown node id: edge=1 target=x9",
+            ("edges", 1, "target"),
+        ),
+        (
+            "EvidenceValidationError",
+            "UNKNOWN_SNIPPET",
+            unknown + "snip-405",
+            ("edges", 1, "evidence_refs", 1, "snippet_id"),
+        ),
+    ]
+
+
 # --- R-EV-7: budgets -----------------------------------------------------------------------------
 
 
