@@ -64,7 +64,7 @@ def _scan(parser: str, raw: object) -> Scan:
     hits = []
     for match in _HEADER_LINE.finditer(text):
         start = match.start()
-        line_start = text.rfind("\n", 0, start) + 1  # at a line start: one step back, or none
+        line_start = text.rfind("\n", None, start) + 1  # at a line start: one step back, or none
         if line_start != start and not text[line_start:start].isspace():
             continue
         candidate = match[1]

@@ -250,3 +250,25 @@ def test_a_side_with_exactly_k_words_is_compared_by_shingles(a: str, b: str, k: 
 )
 def test_fewer_than_k_words_is_one_when_the_word_lists_are_equal(a: str, b: str, k: int, expected: Fraction) -> None:
     assert similarity(a, b, k) == expected
+
+
+def test_with_the_empty_requirement_check_first_a_missing_requirement_is_an_empty_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The check order is the table's (PARSE_CHECK_ORDER): a section that is not there at all is empty.
+    from runtime.odr import parsers
+
+    no_requirement = "### CHANGELOG\n- x\n### ASSUMPTIONS\n- a\n### OPEN_QUESTIONS\n- q\n"
+    missing = parsers.parse_architect(no_requirement).error
+    assert missing is not None and missing.code == "MISSING_HEADER"
+    monkeypatch.setattr(parsers, "PARSE_CHECK_ORDER", tuple(reversed(parsers.PARSE_CHECK_ORDER)))
+    empty = parsers.parse_architect(no_requirement).error
+    assert empty is not None
+    assert (empty.code, empty.message) == ("EMPTY_REQUIREMENT", "The REQUIREMENT section is empty")
+
+
+def test_a_header_on_the_second_line_after_a_blank_first_line_parses() -> None:
+    from runtime.odr import parsers
+
+    parsed = parsers.parse_architect("\n" + architect("Keep logs 30 days."))
+    assert parsed.ok and parsed.data is not None and parsed.data.requirement == "Keep logs 30 days."
