@@ -96,6 +96,9 @@ COMPARE_SWAP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.NotIn: ast.In,
 }
 LOGGERS = {"log", "logger", "logging", "LOG", "LOGGER"}
+# Keyword arguments that are a command's documentation (argparse's help text, usage and names of
+# values): prose, not behaviour, so not mutated, as docstrings are not.
+DOC_KEYWORDS = {"help", "description", "epilog", "usage", "metavar"}
 
 
 class UsageError(Exception):
@@ -150,7 +153,8 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 def _excluded_subtrees(tree: ast.AST) -> set[int]:
     """ids of nodes whose whole subtree is never mutated: annotations, TYPE_CHECKING blocks,
-    ``__all__``, ``__main__`` guards, asserts (type narrowing) and logging calls."""
+    ``__all__``, ``__main__`` guards, asserts (type narrowing), logging calls, and the documentation
+    keywords of a call (``help=``, ``description=``, ... : ``DOC_KEYWORDS``)."""
     roots: list[ast.AST] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.arg) and node.annotation is not None:
@@ -174,6 +178,8 @@ def _excluded_subtrees(tree: ast.AST) -> set[int]:
             owner = node.func.value
             if isinstance(owner, ast.Name) and owner.id in LOGGERS:
                 roots.append(node)
+        elif isinstance(node, ast.keyword) and node.arg in DOC_KEYWORDS:
+            roots.append(node.value)
         elif isinstance(node, ast.FormattedValue) and node.format_spec is not None:
             roots.append(node.format_spec)
     excluded: set[int] = set()

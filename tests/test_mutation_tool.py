@@ -191,6 +191,16 @@ def test_a_line_marked_equivalent_gets_no_mutant_unless_asked() -> None:
     assert mutation.equivalent_lines('x = "# mutation: equivalent: no"\n') == {}
 
 
+def test_a_command_s_documentation_is_not_mutated_but_its_names_and_defaults_are() -> None:
+    source = (
+        "import argparse\n"
+        "parser = argparse.ArgumentParser(prog='rcs', description=f'Checks {1}.', epilog='See README.')\n"
+        "parser.add_argument('--top-k', type=int, default=5, metavar='K', help='how many, ' 'at most')\n"
+    )
+    changed = sorted((m.line, m.original) for m in mutation.mutants_of("m.py", source))
+    assert changed == [(2, "'rcs'"), (3, "'--top-k'"), (3, "5")]
+
+
 def test_a_mutant_on_an_import_time_line_runs_every_test_of_its_module() -> None:
     source = "LIMIT = 3\n\n\ndef over(x: int) -> bool:\n    return x > LIMIT\n"
     (constant,) = [m for m in mutation.mutants_of("m.py", source) if m.line == 1]
