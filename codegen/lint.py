@@ -178,6 +178,10 @@ def _lint_autoresearch(sf: SourceFile, data: dict[str, Any], known: schema_lint.
             yield _diag(sf, f"/{key}/values", f"must list the schema enum {enum} in order")
     for key in ("candidate_outcomes", "evaluation_outcomes"):
         names[key] = [o["name"] for o in data[key]]
+    for index, value in enumerate(data["keep_policies"]["values"]):
+        if "rule" not in value:
+            told = "a keep policy needs its rule (what each session is told)"
+            yield _diag(sf, f"/keep_policies/values/{index}", told)
     if data["defaults"]["keep_policy"] not in names["keep_policies"]:
         yield _diag(sf, "/defaults/keep_policy", f"not a keep policy: {data['defaults']['keep_policy']!r}")
     fields = {

@@ -67,10 +67,6 @@ def environment(manifest: Manifest, iteration: int, candidate_path: Path) -> dic
     }
 
 
-def _rule(keep_policy: str) -> str:
-    return M.rule_pass_only() if keep_policy == "pass_only" else M.rule_score_improvement()
-
-
 def snapshot(
     manifest: Manifest, iteration: int, entries: Sequence[LedgerEntry], candidate_path: Path, mission: str, sandbox: str
 ) -> str:
@@ -87,7 +83,7 @@ def snapshot(
             keep_policy=manifest.evaluator.keep_policy,
             previous=previous,
             summary=report.summary(entries),
-            rule=_rule(manifest.evaluator.keep_policy),
+            rule=C.KEEP_POLICY_RULES[manifest.evaluator.keep_policy],
             candidate_path=str(candidate_path),
             mission_dir=manifest.mission_dir,
             command=manifest.evaluator.command,

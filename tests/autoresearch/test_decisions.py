@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generated.autoresearch import config as C
 from tests.autoresearch.conftest import Lab, git, make_repo, score_step
 from tests.conftest import run_rcs
 
@@ -63,6 +64,10 @@ def test_pass_only_keeps_any_pass(tmp_path: Path) -> None:
     assert lab.rcs("--max-iterations", "3", "mission").returncode == 0
     assert lab.decisions() == ["baseline", "keep", "keep", "discard"]
     assert lab.manifest()["last_kept_score"] == -9.0
+    # Each session is told the rule of the run's policy (the keep-policy table), not another's.
+    told = (lab.only_run() / "iterations/0001/instructions.md").read_text()
+    assert f"## Decision rule\n{C.KEEP_POLICY_RULES['pass_only']}\n" in told
+    assert C.KEEP_POLICY_RULES["score_improvement"] not in told
 
 
 def test_failed_baseline_then_bootstrap_keep(tmp_path: Path) -> None:

@@ -797,13 +797,10 @@ def test_autoresearch_enums_agree_with_the_schemas(tmp_path: Path) -> None:
     config = root / "schemas/autoresearch/config.yaml"
     replace(config, "enum: candidate.schema.json#/$defs/CandidateStatus", "enum: candidate.schema.json#/$defs/Nope")
     replace(config, "enum: ledger.schema.json#/$defs/Decision", "enum: ledger.schema.json#/$defs")
-    replace(
-        config,
-        '    - {name: score_improvement, meaning: "keep a pass whose',
-        '    - {name: pass_only, meaning: "keep any pass"}\n'
-        '    - {name: score_improvement, meaning: "keep a pass whose',
-    )
-    replace(config, '    - {name: pass_only, meaning: "keep any pass"}\nmanifest', "manifest")
+    text = config.read_text()
+    pass_only = text[text.index("    - name: pass_only\n") : text.index("manifest_statuses:")]
+    replace(config, pass_only + "manifest_statuses:", "manifest_statuses:")
+    replace(config, "    - name: score_improvement\n", pass_only + "    - name: score_improvement\n")
     replace(config, "  keep_policy: score_improvement", "  keep_policy: best_score")
     name = "schemas/autoresearch/config.yaml"
     assert lint_of(root) == [
@@ -811,6 +808,19 @@ def test_autoresearch_enums_agree_with_the_schemas(tmp_path: Path) -> None:
         f"{name}:{at(config, '$defs/Nope')}: candidate.schema.json#/$defs/Nope names no schema enum",
         f"{name}:{at(config, 'ledger.schema.json#/$defs')}: ledger.schema.json#/$defs names no schema enum",
         f"{name}:{at(config, 'values:', 3)}: must list the schema enum ['score_improvement', 'pass_only'] in order",
+    ]
+
+
+def test_a_keep_policy_without_its_rule_is_refused(tmp_path: Path) -> None:
+    # The rule is what every worker session is told about keeping (runtime/autoresearch/worker.py).
+    root = autoresearch_project(tmp_path)
+    config = root / "schemas/autoresearch/config.yaml"
+    text = config.read_text()
+    start = text.index("      rule: ", text.index("    - name: pass_only\n"))
+    config.write_text(text[:start] + text[text.index("\n", start) + 1 :])
+    name = "schemas/autoresearch/config.yaml"
+    assert lint_of(root) == [
+        f"{name}:{at(config, '- name: pass_only')}: a keep policy needs its rule (what each session is told)"
     ]
 
 
