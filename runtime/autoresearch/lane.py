@@ -72,13 +72,9 @@ def is_worktree(path: Path) -> bool:
     return path.is_dir() and git.toplevel(path) == path.resolve()
 
 
-def clear_index_lock(worktree: Path) -> bool:
+def clear_index_lock(worktree: Path) -> None:
     """Remove a leftover ``index.lock`` of this worktree; call only when no git of ours runs in it."""
-    lock = git.git_path(worktree, "index.lock")
-    if lock.exists():
-        lock.unlink(missing_ok=True)
-        return True
-    return False
+    git.git_path(worktree, "index.lock").unlink(missing_ok=True)
 
 
 def _snapshot(worktree: Path, head: str, message: str) -> str:

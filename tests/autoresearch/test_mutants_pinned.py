@@ -166,6 +166,54 @@ def test_the_path_by_path_fallback_keeps_a_file_whose_name_starts_with_a_colon(t
     assert not (worktree / ":draft.md").exists()  # gone from the lane, kept under the ref
 
 
+def test_preserve_keeps_a_tracked_file_that_is_also_ignored_and_signs_as_the_supervisor(tmp_path: Path) -> None:
+    # The snapshot starts from the worktree's index: a file the kept commit tracks stays in it even
+    # when .gitignore matches it, so the worker's edit to it is preserved too.
+    repo = make_repo(tmp_path)
+    (repo / "data.log").write_text("kept\n")
+    (repo / ".gitignore").write_text("*.log\n")
+    git(repo, "add", "-f", "data.log", ".gitignore")
+    git(repo, "commit", "-q", "-m", "tracked log")
+    worktree, kept = _lane(tmp_path, repo)
+    (worktree / "data.log").write_text("changed by the worker\n")
+
+    ref = lane.preserve(worktree, kept, "refs/rcs/autoresearch/run/iteration-1", "iteration 1 (discard)")
+
+    assert ref is not None
+    assert git(repo, "show", f"{ref}:data.log") == "changed by the worker\n"
+    signed = git(repo, "log", "-1", "--format=%an|%ae|%cn|%ce", ref).strip()
+    assert signed == "|".join([C.SNAPSHOT_NAME, C.SNAPSHOT_EMAIL] * 2)
+
+
+def test_a_second_lane_is_made_beside_the_first(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    first, kept = _lane(tmp_path, repo)
+    second = first.parent / "autoresearch-mission-20261122-000000-2"
+    lane.create(repo, "autoresearch/second", second, kept)  # the lanes directory exists already
+    assert lane.is_worktree(first) and lane.is_worktree(second)
+
+
+@pytest.mark.parametrize("before", [None, "# mine\n", "# mine\n\n", "# mine"])
+def test_excludes_are_appended_after_one_blank_line_to_a_file_made_as_644(tmp_path: Path, before: str | None) -> None:
+    repo = make_repo(tmp_path)
+    path = git_calls.git_path(repo, "info/exclude")
+    path.unlink(missing_ok=True)
+    if before is not None:
+        path.write_text(before)
+    umask = os.umask(0o022)
+    try:
+        assert lane.write_excludes(repo) == path
+    finally:
+        os.umask(umask)
+    block = "# rcs autoresearch runtime artifacts (R-AR-8)\n" + "".join(p + "\n" for p in lane.exclude_patterns())
+    expected = {None: "", "# mine\n": "# mine\n\n", "# mine\n\n": "# mine\n\n", "# mine": "# mine\n"}[before]
+    assert path.read_text() == expected + block
+    if before is None:
+        assert path.stat().st_mode & 0o777 == 0o644
+    lane.write_excludes(repo)  # every pattern is there now: nothing is added
+    assert path.read_text() == expected + block
+
+
 # --- only the first signal interrupts a launch or resume (R-AR-2, R-AR-6) ------------------------------
 
 
