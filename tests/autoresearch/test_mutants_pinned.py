@@ -366,6 +366,18 @@ def test_evaluator_stdout_that_is_json_but_not_an_object_is_named_for_what_it_is
     assert error == f"stdout is JSON but not an object ({kind})"
 
 
+@pytest.mark.parametrize(
+    ("stdout", "why"),
+    [
+        (b"nope", "JsonTextError: expected ident at line 1 column 2"),
+        (b'{"pass": true} {}', "JsonTextError: trailing characters at line 1 column 16"),
+        (b"\xff", "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
+    ],
+)
+def test_evaluator_stdout_that_is_not_one_json_object_names_the_error_and_where(stdout: bytes, why: str) -> None:
+    assert judge.parse_stdout(stdout) == (None, f"stdout is not exactly one JSON object ({why})")
+
+
 def _candidate_file(tmp_path: Path, status: str, commit: str | None, base: str) -> Path:
     """A candidate.json as a worker writes it."""
     path = tmp_path / "candidate.json"
