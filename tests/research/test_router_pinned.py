@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from runtime.research import ResearchRequest, StopReason, caps_for
-from runtime.research.injection import _decoded, normalise, scan_injection
+from runtime.research.injection import _decoded, _readings, normalise, scan_injection
 from runtime.research.policy import Grant, route
 
 REQUEST = {
@@ -102,3 +102,10 @@ def test_a_blob_of_plain_prose_addressed_to_someone_is_itself_the_tell() -> None
 
 def test_combining_marks_are_dropped_for_a_reading_and_nothing_else() -> None:
     assert normalise("MAX\u0332 Y\u0332 plan") == ("max\u0332 y\u0332 plan\nmax y plan", False)
+
+
+def test_the_mark_and_script_readings_of_non_ascii_text_touch_only_marks_and_look_alikes() -> None:
+    # Both are read from the visible text as written (capitals included), not from lowered text.
+    assert _readings("X-ray café, Xenon") == []
+    assert _readings("X\u0332ray café") == ["Xray café"]
+    assert _readings("X\u0435non") == ["Xenon"]  # a Cyrillic e among Latin letters
