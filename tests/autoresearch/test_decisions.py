@@ -61,8 +61,14 @@ def test_fail_crash_and_unscored_are_discarded(lab: Lab) -> None:
 def test_pass_only_keeps_any_pass(tmp_path: Path) -> None:
     lab = Lab(tmp_path, make_repo(tmp_path, policy="pass_only"))
     lab.set_plan({"1": score_step(-5, "noscore"), "2": score_step(-9), "3": score_step(1, "fail")})
-    assert lab.rcs("--max-iterations", "3", "mission").returncode == 0
+    ran = lab.rcs("--max-iterations", "3", "mission")
+    assert ran.returncode == 0
     assert lab.decisions() == ["baseline", "keep", "keep", "discard"]
+    # The closing table: a header, then one line per iteration, each line printed as a line of its own.
+    lines = ran.stdout.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("iter  decision"))
+    rows = [line.split()[:2] for line in lines[top + 1 : top + 5]]
+    assert rows == [["0", "baseline"], ["1", "keep"], ["2", "keep"], ["3", "discard"]]
     assert lab.manifest()["last_kept_score"] == -9.0
     # Each session is told the rule of the run's policy (the keep-policy table), not another's.
     told = (lab.only_run() / "iterations/0001/instructions.md").read_text()

@@ -6,6 +6,7 @@ fast, and asserts what the contract and the rulings ask of it (R-AR-2, R-AR-6, R
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -354,6 +355,51 @@ def test_an_evaluator_killed_by_a_signal_has_no_exit_status(tmp_path: Path) -> N
     assert evaluation.exit_code is None
     assert evaluation.error == "evaluator was killed by a signal"
     assert judge.classify(evaluation, None) == C.EvaluationOutcome.ERROR
+
+
+def test_a_verdict_is_frozen() -> None:
+    verdict = judge.Verdict(C.CandidateOutcome.NO_CANDIDATE, "no candidate file")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        verdict.detail = "changed"  # type: ignore[misc]
+
+
+# Reports, in order, every signal it gets; SIGUSR1 ends it. Signals pending together are delivered
+# lowest number first, so a SIGHUP sent before the SIGUSR1 is always reported before "done".
+_SIGNAL_LOG = """
+import signal, sys
+def note(signum, frame):
+    print("got", signum, flush=True)
+def done(signum, frame):
+    print("done", flush=True)
+    sys.exit(0)
+for signum in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGUSR2, signal.SIGQUIT, signal.SIGALRM):
+    signal.signal(signum, note)
+signal.signal(signal.SIGUSR1, done)
+print("ready", flush=True)
+while True:
+    signal.pause()
+"""
+
+
+def test_probing_whether_a_lock_owner_lives_sends_it_no_signal(tmp_path: Path) -> None:
+    import socket
+
+    from runtime.autoresearch import lock
+
+    out = tmp_path / "signals.out"
+    with out.open("w") as sink:
+        child = subprocess.Popen([sys.executable, "-c", _SIGNAL_LOG], stdout=sink)
+    try:
+        _content(out)  # its handlers are in place
+        assert lock.alive(child.pid, socket.gethostname())
+        child.send_signal(signal.SIGUSR1)
+        assert child.wait(timeout=60) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert out.read_text() == "ready\ndone\n"
+    assert not lock.alive(child.pid, socket.gethostname())  # reaped: no such process
 
 
 # --- what the judge tells the operator ------------------------------------------------------------------
