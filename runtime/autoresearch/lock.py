@@ -97,6 +97,7 @@ def acquire(repo: Path, run_id: str, manifest: str, take_over: bool = False) -> 
     path = path_of(repo)
     path.parent.mkdir(parents=True, exist_ok=True)
     pointer = _pointer(run_id, manifest)
+    # mutation: equivalent: the temporary's name is never seen: linked or moved onto the lock, then removed
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     files.write_text(temp, files.dumps(pointer))
     try:

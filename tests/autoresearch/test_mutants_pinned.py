@@ -402,6 +402,47 @@ def test_probing_whether_a_lock_owner_lives_sends_it_no_signal(tmp_path: Path) -
     assert not lock.alive(child.pid, socket.gethostname())  # reaped: no such process
 
 
+def test_a_lock_that_keeps_changing_is_read_twice_then_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Released between our link and our read: one more try, not more (lock.acquire).
+    from generated.autoresearch.errors import LockError
+    from runtime.autoresearch import lock
+
+    repo = make_repo(tmp_path)
+    path = lock.path_of(repo)
+    path.parent.mkdir(parents=True)
+    path.write_text("{}")  # there, so every link fails; read below says it was released each time
+    reads: list[Path] = []
+    monkeypatch.setattr(lock, "read", lambda at: reads.append(at))
+    with pytest.raises(LockError) as info:
+        lock.acquire(repo, "run-1", "manifest.json")
+    assert info.value.code == "LOCK_UNREADABLE" and "it keeps changing" in str(info.value)
+    assert reads == [repo, repo]
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary left
+
+
+def test_an_outcome_is_frozen_and_output_files_are_made_as_644(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    try:
+        outcome = run_group(
+            [sys.executable, "-c", "print('hi')"],
+            tmp_path,
+            dict(os.environ),
+            None,
+            tmp_path / "out",
+            tmp_path / "err",
+            timeout=60,
+            grace=5,
+            signals=Signals(),
+        )
+    finally:
+        os.umask(umask)
+    assert (outcome.exit_code, outcome.timed_out) == (0, False)
+    assert (tmp_path / "out").read_text() == "hi\n"
+    assert [(tmp_path / n).stat().st_mode & 0o777 for n in ("out", "err")] == [0o644, 0o644]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        outcome.timed_out = True  # type: ignore[misc]
+
+
 # --- what the judge tells the operator ------------------------------------------------------------------
 
 
