@@ -165,7 +165,8 @@ def run_group(
         started(pgid)
         if signals.received is not None:  # arrived before the group existed: forward it now
             _signal_group(pgid, signals.received)
-        if stdin is not None and process.stdin is not None:
+        if stdin is not None:
+            assert process.stdin is not None  # a pipe, since stdin was given
             # A thread, so that a child that never reads cannot block us past its timeout.
             threading.Thread(target=_feed, args=(process.stdin, stdin.encode("utf-8")), daemon=True).start()
         try:

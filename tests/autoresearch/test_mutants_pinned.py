@@ -443,6 +443,27 @@ def test_an_outcome_is_frozen_and_output_files_are_made_as_644(tmp_path: Path) -
         outcome.timed_out = True  # type: ignore[misc]
 
 
+def test_a_leader_that_exits_leaving_a_grandchild_is_not_given_the_grace_and_the_grandchild_dies(
+    tmp_path: Path,
+) -> None:
+    # The grace is for a forwarded signal; without one, what is left of the group is killed at once.
+    pid_file = tmp_path / "grandchild.pid"
+    outcome = run_group(
+        ["sh", "-c", f"sleep 300 & echo $! > {pid_file}; exit 0"],
+        tmp_path,
+        dict(os.environ),
+        None,
+        tmp_path / "out",
+        tmp_path / "err",
+        timeout=60,
+        grace=30,
+        signals=Signals(),
+    )
+    assert (outcome.exit_code, outcome.timed_out) == (0, False)
+    assert outcome.seconds < 30, outcome
+    _gone(int(pid_file.read_text()))
+
+
 # --- what the judge tells the operator ------------------------------------------------------------------
 
 
