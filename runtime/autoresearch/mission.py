@@ -84,9 +84,10 @@ def load(path: str) -> Mission:
     if not directory.is_dir():
         raise E.no_mission_dir(path=path)
     checkout = git.toplevel(directory)
-    repo = git.main_root(directory)
-    if checkout is None or repo is None:
+    if checkout is None:
         raise E.not_in_git_repo(path=path)
+    repo = git.main_root(checkout)
+    assert repo is not None  # inside a working tree, so inside a repository with a main one
     if git.commit_of(checkout, "HEAD") is None:
         raise E.no_commits(repo=str(checkout))
     texts: dict[str, str] = {}

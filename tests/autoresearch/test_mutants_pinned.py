@@ -464,6 +464,24 @@ def test_a_leader_that_exits_leaving_a_grandchild_is_not_given_the_grace_and_the
     _gone(int(pid_file.read_text()))
 
 
+def test_a_frontmatter_error_without_a_place_ends_with_the_error() -> None:
+    from generated.autoresearch.errors import MissionError
+
+    with pytest.raises(MissionError) as info:
+        mission.frontmatter("---\n- a\n---\n", Path("s.md"))
+    assert str(info.value) == 's.md: invalid sandbox frontmatter: ["a"] is not of type "object"'
+
+
+def test_a_mission_at_the_repository_root_is_the_directory_dot(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    for name in (C.MISSION_FILE, C.SANDBOX_FILE):
+        shutil.copy(repo / "mission" / name, repo / name)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a mission at the root")
+    assert mission.load(str(repo)).relative_dir == "."
+    assert mission.load(str(repo / "mission")).relative_dir == "mission"
+
+
 # --- what the judge tells the operator ------------------------------------------------------------------
 
 
