@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from generated.autoresearch import config as C
@@ -99,7 +100,12 @@ def test_noop_limit_finishes_the_run(lab: Lab) -> None:
     assert manifest["status"] == "finished" and manifest["stop_reason"] == "3 consecutive noops"
     assert not lab.lock().exists()
     resumed = lab.rcs("--resume", manifest["run_id"])
-    assert resumed.returncode == 2 and "has ended (finished" in resumed.stderr
+    assert resumed.returncode == 2 and "has ended (finished: 3 consecutive noops)" in resumed.stderr
+    # A hand-edited manifest that lost its reason still names the run's state, with '-' for the reason.
+    path = lab.only_run() / "manifest.json"
+    path.write_text(json.dumps({**manifest, "stop_reason": None}))
+    resumed = lab.rcs("--resume", manifest["run_id"])
+    assert resumed.returncode == 2 and f"run {manifest['run_id']} has ended (finished: -); " in resumed.stderr
 
 
 def test_abort_stops_without_reset(lab: Lab) -> None:

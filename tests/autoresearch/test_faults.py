@@ -88,6 +88,8 @@ def test_worker_leaves_uncommitted_edits_which_stay_reachable(lab: Lab) -> None:
     at_kept_and_clean(lab)
     assert not (lab.worktree() / "notes.txt").exists()
     assert git(lab.repo, "show", f"{entry['discard_ref']}:notes.txt") == "half-done idea\n"
+    subject = git(lab.repo, "log", "-1", "--format=%s", entry["discard_ref"]).strip()
+    assert subject.startswith(f"rcs autoresearch {lab.manifest()['run_id']}: iteration 1 ("), subject
 
 
 def test_worker_edits_sandbox_md(lab: Lab) -> None:

@@ -18,6 +18,10 @@ def test_resume_continues_from_last_kept_and_history(lab: Lab) -> None:
     assert lab.rcs("--max-iterations", "2", "mission").returncode == 0
     first = lab.manifest()
     assert first["status"] == "paused" and first["iterations_done"] == 2
+    # A directory for iteration 3 left by a supervisor killed before it recorded the iteration: reused.
+    leftover = lab.only_run() / "iterations/0003"
+    leftover.mkdir(parents=True)
+    (leftover / "instructions.md").write_text("stale\n")
     done = lab.rcs("--max-iterations", "2", "--resume", first["run_id"])
     assert done.returncode == 0, done.stderr
     assert f"run {first['run_id']}: resumed at iteration 3, last kept {first['last_kept_commit']}" in done.stdout
@@ -29,6 +33,7 @@ def test_resume_continues_from_last_kept_and_history(lab: Lab) -> None:
     assert len(rows) == 6 and lab.manifest()["worktree"] == first["worktree"]
     snapshot = json.loads((lab.root / "codex-log/3.json").read_text())["stdin"]
     assert "iteration 2: discard" in snapshot and "last kept score: 2.0" in snapshot
+    assert (leftover / "instructions.md").read_text() == snapshot
 
 
 def _paused_run(lab: Lab) -> dict[str, object]:
