@@ -20,12 +20,13 @@ from pydantic import BaseModel
 from generated.cli.limits import Input
 from runtime import inputs, kinds, validation
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel)  # mutation: equivalent: a TypeVar's name is read by type checkers only
 
 
 def write_text(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` atomically (temp file, fsync, rename, fsync of the directory)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    # mutation: equivalent: the temporary's name is never seen: renamed over ``path`` or removed
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

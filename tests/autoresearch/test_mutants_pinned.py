@@ -482,6 +482,17 @@ def test_a_mission_at_the_repository_root_is_the_directory_dot(tmp_path: Path) -
     assert mission.load(str(repo / "mission")).relative_dir == "mission"
 
 
+def test_git_runs_without_prompts_optional_locks_or_a_translated_locale(tmp_path: Path) -> None:
+    # A git alias starting with "!" runs a shell command: here `env`, so we see what git was given.
+    shown = git_calls.run(tmp_path, "-c", "alias.showenv=!env", "showenv").splitlines()
+    wanted = {"GIT_TERMINAL_PROMPT", "LC_ALL", "GIT_OPTIONAL_LOCKS"}
+    assert sorted(line for line in shown if line.split("=", 1)[0] in wanted) == [
+        "GIT_OPTIONAL_LOCKS=0",
+        "GIT_TERMINAL_PROMPT=0",
+        "LC_ALL=C",
+    ]
+
+
 # --- what the judge tells the operator ------------------------------------------------------------------
 
 
