@@ -46,7 +46,12 @@ def write_text(path: Path, text: str) -> None:
 
 def dumps(model: BaseModel) -> str:
     """The JSON text of a model: its schema's field names, two-space indent, trailing newline."""
-    return json.dumps(model.model_dump(mode="json", by_alias=True), indent=2, ensure_ascii=False) + "\n"
+    data = model.model_dump(
+        # mutation: equivalent: these models hold JSON types only (their times are strings): both modes agree
+        mode="json",
+        by_alias=True,
+    )
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def _plain(value: object) -> str:

@@ -493,6 +493,15 @@ def test_git_runs_without_prompts_optional_locks_or_a_translated_locale(tmp_path
     ]
 
 
+def test_run_files_are_written_as_utf_8_text_not_escaped() -> None:
+    from generated.autoresearch.candidate_schema import Candidate
+    from runtime.autoresearch import files
+
+    fields = {"status": "noop", "candidate_commit": None, "base_commit": "a" * 40, "description": "café ✓"}
+    candidate = files.build(Candidate, {**fields, "notes": [], "created_at": "2026-11-22T00:00:00Z"})
+    assert '  "description": "café ✓",\n' in files.dumps(candidate)
+
+
 # --- what the judge tells the operator ------------------------------------------------------------------
 
 
