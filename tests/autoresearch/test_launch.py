@@ -156,7 +156,7 @@ def test_worker_argv_environment_and_instruction_snapshot(lab: Lab) -> None:
         f"last kept commit: {lab.ledger()[1]['candidate_commit']}", "last kept score: 2.0",
         "keep policy: score_improvement", "previous iteration: keep (score improved)", "- iteration 1: keep",
         str(run_dir / "candidate.json"), "python3 mission/evaluator.py", "Raise score.txt.", "Evaluate with",
-        "ties are discarded",
+        "ties are discarded", "\n- iteration 1: keep (score improved); score 2.0, kept 2.0; iteration 1\n",
     ]:
         assert needle in snapshot, needle
     assert (run_dir / "iterations/0002/instructions.md").read_text() == snapshot
