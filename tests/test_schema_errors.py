@@ -1,0 +1,74 @@
+"""runtime.schema_errors: the declared type at a place in a document, and schema errors as contract errors."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import pytest
+from pydantic import BaseModel, Field
+from typing_extensions import TypeAliasType
+
+from generated.evidence.evidence_bundle_schema import EvidenceRef
+from generated.evidence.literature_map_schema import LiteratureMap, MapNode
+from generated.evidence.structured_report_schema import StructuredReport
+from runtime.schema_errors import _unwrap, model_at
+
+Alias = TypeAliasType("Alias", Annotated[int, Field(ge=0)])
+
+
+@pytest.mark.parametrize(
+    ("annotation", "unwrapped"),
+    [
+        (int, int),
+        (int | None, int),
+        (Annotated[int, Field(ge=0)], int),
+        (Annotated[int | None, Field(ge=0)], int),
+        (Alias, int),  # an alias of an Annotated type
+        # An optional property, as generated: its type or pydantic's MISSING sentinel.
+        (LiteratureMap.model_fields["field_schema"].annotation, str),
+        (list[int] | None, list[int]),
+    ],
+)
+def test_an_annotation_unwraps_to_the_one_type_it_allows(annotation: Any, unwrapped: Any) -> None:
+    assert _unwrap(annotation) == unwrapped
+
+
+@pytest.mark.parametrize("union", [int | str, int | str | None])
+def test_a_union_of_two_types_is_left_as_it_is(union: Any) -> None:
+    assert _unwrap(union) == union
+
+
+class _Optional(BaseModel):
+    ref: EvidenceRef | None = None
+    table: dict[str, list[EvidenceRef]] | None = None
+
+
+@pytest.mark.parametrize(
+    ("root", "place", "found"),
+    [
+        (LiteratureMap, ("nodes", 0), MapNode),
+        (LiteratureMap, ("nodes", 3, "evidence_refs", 1), EvidenceRef),
+        (LiteratureMap, ("edges", 0, "evidence_refs", 0), EvidenceRef),
+        (StructuredReport, ("sections", 0, "citations", "k0"), EvidenceRef),  # a string key of an object
+        (LiteratureMap, ("$schema",), str),  # by its alias
+        (_Optional, ("ref",), EvidenceRef),
+        (_Optional, ("table", "a", 2), EvidenceRef),
+        (LiteratureMap, (), LiteratureMap),
+    ],
+)
+def test_the_declared_type_at_a_place(root: Any, place: tuple[str | int, ...], found: Any) -> None:
+    assert model_at(root, place) is found
+
+
+@pytest.mark.parametrize(
+    ("root", "place"),
+    [
+        (LiteratureMap, ("nodes", "x")),  # a name in an array
+        (LiteratureMap, ("nodes", 0, "nope")),  # no such property
+        (StructuredReport, ("sections", 0, "citations", 0)),  # an index in an object
+        (LiteratureMap, ("nodes", 0, "id", 0)),  # below a string
+        (_Optional, ("ref", "snippet_id", "x")),
+    ],
+)
+def test_a_place_the_models_do_not_declare_is_none(root: Any, place: tuple[str | int, ...]) -> None:
+    assert model_at(root, place) is None
