@@ -47,7 +47,7 @@ def resolve(kind: str) -> Kind:
 
 def kind_from_schema_ref(ref: str) -> Kind | None:
     """The kind a ``$schema`` value names, or None when it names none (R-GEN-7)."""
-    match = _SCHEMA_REF.search(ref.split("#", 1)[0])
+    match = _SCHEMA_REF.search(ref.partition("#")[0])
     if match is None:
         return None
     return KINDS.get(f"{match[1]}/{match[2]}")

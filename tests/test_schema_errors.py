@@ -72,3 +72,64 @@ def test_the_declared_type_at_a_place(root: Any, place: tuple[str | int, ...], f
 )
 def test_a_place_the_models_do_not_declare_is_none(root: Any, place: tuple[str | int, ...]) -> None:
     assert model_at(root, place) is None
+
+
+# --- runtime.validation.rules_for: a domain's hand-written rules, failing closed -----------------------
+
+
+def _importer(missing: str) -> Any:
+    """An import_module for a domain ``zz`` compiled without an errors table, whose
+    ``runtime.zz.checks`` fails as if ``missing`` were not installed."""
+    import importlib
+
+    real = importlib.import_module
+
+    def fake(name: str) -> Any:
+        if name == "runtime.zz.checks":
+            raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
+        if name == "generated.zz.errors":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real(name)
+
+    return fake
+
+
+def test_a_domain_without_checks_or_errors_reports_in_the_default_domain_s_classes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import dataclasses
+
+    from generated.cli import messages
+    from runtime import validation
+
+    monkeypatch.setattr(validation.importlib, "import_module", _importer("runtime.zz.checks"))
+    rules = validation.rules_for.__wrapped__("zz")
+    assert rules.checks == {} and rules.errors.__name__ == f"generated.{messages.DEFAULT_DOMAIN}.errors"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rules.checks = {}  # type: ignore[misc]
+
+
+def test_checks_that_need_a_module_that_is_not_installed_are_an_error_not_no_checks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from runtime import validation
+
+    monkeypatch.setattr(validation.importlib, "import_module", _importer("some_missing_library"))
+    with pytest.raises(ModuleNotFoundError) as info:
+        validation.rules_for.__wrapped__("zz")
+    assert info.value.name == "some_missing_library"
+
+
+@pytest.mark.parametrize(
+    ("ref", "kind"),
+    [
+        ("https://rcs.example/schemas/evidence/structured_report.schema.json", "evidence/structured_report"),
+        ("structured_report.schema.json#/$defs/x#y", None),
+        ("schemas/evidence/structured_report.schema.json#/$defs/Section", "evidence/structured_report"),
+    ],
+)
+def test_a_schema_ref_names_its_kind_before_any_fragment(ref: str, kind: str | None) -> None:
+    from runtime.kinds import kind_from_schema_ref
+
+    found = kind_from_schema_ref(ref)
+    assert (None if found is None else f"{found.domain}/{found.name}") == kind
