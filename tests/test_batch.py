@@ -58,3 +58,12 @@ def test_text_report_and_summary(batch: list[str], capsys: pytest.CaptureFixture
     assert out[-1] == (
         "3 file(s): 1 valid, 1 invalid, 1 violation(s), 0 not checked, 1 internal error(s) (exit status 3)"
     )
+
+
+def test_the_json_report_keeps_non_ascii_text_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "résumé.json"
+    path.write_text(json.dumps({"partial": False, "reason": "naïve"}), encoding="utf-8")
+    assert main(["validate", "--kind", "partial_result", "--format", "json", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f'"path": "{path}"' in out and "\\u00e9" not in out
+    assert json.loads(out)[0]["path"] == str(path)
