@@ -155,3 +155,19 @@ def test_a_kind_whose_model_is_a_type_alias_is_parsed_strictly_by_an_adapter(mon
         with pytest.raises(ValidationError):
             parse(bad)
     assert kinds.holds_untyped.__wrapped__(kind)
+
+
+@pytest.mark.parametrize(
+    ("kind", "untyped"),
+    [
+        ("evidence/literature_map", True),
+        ("autoresearch/evaluation", True),
+        ("evidence/structured_report", False),
+        ("research/response", False),
+    ],
+)
+def test_kinds_holding_untyped_values_are_told_apart(kind: str, untyped: bool) -> None:
+    # literature_map's node metadata and an evaluation's extra fields are open: the model keeps them unchecked.
+    from runtime import kinds
+
+    assert kinds.holds_untyped(kinds.resolve(kind)) is untyped
