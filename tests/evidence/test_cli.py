@@ -234,6 +234,10 @@ def test_custom_claim_policy(tmp_path: Path, bundle: Path, capsys: pytest.Captur
     assert status == 2
     assert f"{policy}: SchemaViolationError: Invalid YAML: " in out
     assert f"{policy}: the claim policy is invalid (1 violations); nothing was validated against it" in err
+    status, out, _ = cli(capsys, "validate", "--format", "json", "--claim-policy", str(policy), str(path))
+    assert status == 2
+    [result] = json.loads(out)
+    assert (result["path"], result["kind"], result["valid"]) == (str(policy), "evidence/claim_policy", False)
 
 
 def test_help_explains_exit_statuses() -> None:
