@@ -131,7 +131,7 @@ def errors(uri: str, value: Any) -> list[SchemaError]:
     if any(len(m) > MESSAGE_LIMIT for m in messages):
         masked = [e.message for e in validator(uri, masked=True).iter_errors(value)]
         if len(masked) == len(found):
-            pairs = zip(messages, masked, strict=True)
+            pairs = zip(messages, masked, strict=True)  # mutation: equivalent: the lengths were just compared
             messages = [short if len(full) > MESSAGE_LIMIT else full for full, short in pairs]
     records = [_record(e, m) for e, m in zip(found, messages, strict=True)]
     # A missing property is placed after the members of its object; other errors where they occur.
