@@ -420,20 +420,16 @@ def test_a_lock_that_keeps_changing_is_read_twice_then_refused(tmp_path: Path, m
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary left
 
 
+def _run_in(tmp_path: Path, argv: list[str], grace: float) -> Outcome:
+    """``argv`` as a group of its own, its output in ``tmp_path``/out and err, no signal forwarded."""
+    out, err = tmp_path / "out", tmp_path / "err"
+    return run_group(argv, tmp_path, dict(os.environ), None, out, err, timeout=60, grace=grace, signals=Signals())
+
+
 def test_an_outcome_is_frozen_and_output_files_are_made_as_644(tmp_path: Path) -> None:
     umask = os.umask(0o022)
     try:
-        outcome = run_group(
-            [sys.executable, "-c", "print('hi')"],
-            tmp_path,
-            dict(os.environ),
-            None,
-            tmp_path / "out",
-            tmp_path / "err",
-            timeout=60,
-            grace=5,
-            signals=Signals(),
-        )
+        outcome = _run_in(tmp_path, [sys.executable, "-c", "print('hi')"], grace=5)
     finally:
         os.umask(umask)
     assert (outcome.exit_code, outcome.timed_out) == (0, False)
@@ -448,17 +444,7 @@ def test_a_leader_that_exits_leaving_a_grandchild_is_not_given_the_grace_and_the
 ) -> None:
     # The grace is for a forwarded signal; without one, what is left of the group is killed at once.
     pid_file = tmp_path / "grandchild.pid"
-    outcome = run_group(
-        ["sh", "-c", f"sleep 300 & echo $! > {pid_file}; exit 0"],
-        tmp_path,
-        dict(os.environ),
-        None,
-        tmp_path / "out",
-        tmp_path / "err",
-        timeout=60,
-        grace=30,
-        signals=Signals(),
-    )
+    outcome = _run_in(tmp_path, ["sh", "-c", f"sleep 300 & echo $! > {pid_file}; exit 0"], grace=30)
     assert (outcome.exit_code, outcome.timed_out) == (0, False)
     assert outcome.seconds < 30, outcome
     _gone(int(pid_file.read_text()))
