@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 BOM = b"\xef\xbb\xbf"
@@ -202,3 +203,27 @@ def kind_of(path: Path) -> str:
     if stat.S_ISDIR(mode):
         return "dir"
     return "file" if stat.S_ISREG(mode) else describe(mode)
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Replace the file at ``path`` with ``text`` in UTF-8, atomically: a temporary file in the same
+    folder, fsync, rename over ``path``, fsync of the folder. A crash or an error leaves the old file
+    or the new one, never half of one, and no temporary file behind. The folder must exist."""
+    target = Path(path)
+    # mutation: equivalent: the temporary's name is never seen: it is renamed over the target or removed
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        # Gone only when the rename happened and an interrupt came after it: nothing to clean then.
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    folder = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,29 +17,15 @@ from pydantic import BaseModel
 
 from generated.cli.limits import Input
 from runtime import inputs, kinds, validation
+from safeio import files as safe_files
 
 M = TypeVar("M", bound=BaseModel)  # mutation: equivalent: a TypeVar's name is read by type checkers only
 
 
 def write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` atomically (temp file, fsync, rename, fsync of the directory)."""
+    """Replace ``path`` with ``text`` atomically (safeio.files.write_text), making its folder first."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    # mutation: equivalent: the temporary's name is never seen: renamed over ``path`` or removed
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+    safe_files.write_text(path, text)
 
 
 def dumps(model: BaseModel) -> str:

@@ -103,24 +103,26 @@ def _metadata(item: ToolItem) -> dict[str, Any]:
     return item.metadata if isinstance(item.metadata, dict) else {}
 
 
-def _limits_problem(result: ToolResult, limit: int) -> str | None:
-    """Why a schema-valid result breaks the policy table's size limits, or None."""
+def _breaks_limits(result: ToolResult, limit: int) -> bool:
+    """Whether a schema-valid result breaks the policy table's size limits (R-RS-4): more items than
+    asked for or allowed, text with a lone surrogate, a content or title too long, too many metadata
+    keys, or a metadata key or value (as text) too long."""
     if len(result.items) > min(limit, ITEMS_PER_CALL):
-        return "too many items"
+        return True
     for item in result.items:
         titles = [item.title] if isinstance(item.title, str) else []
         fields = [*titles, item.locator, item.content, *(f"{k}{v}" for k, v in _metadata(item).items())]
         # A Python tool can hand over half a character; ASCII text (most of it) cannot hold one.
         if any(not text.isascii() and _SURROGATE.search(text) for text in fields):
-            return "a lone surrogate is not text"
+            return True
         if len(item.content) > CONTENT_CHARS or any(len(t) > TITLE_CHARS for t in titles):
-            return "an item is too long"
+            return True
         metadata = item.metadata if isinstance(item.metadata, dict) else {}
         if len(metadata) > METADATA_KEYS:
-            return "too many metadata keys"
+            return True
         if any(len(str(v)) > METADATA_VALUE_CHARS or len(k) > METADATA_VALUE_CHARS for k, v in metadata.items()):
-            return "a metadata value is too long"
-    return None
+            return True
+    return False
 
 
 def _scanned(title: str, item: ToolItem) -> str:
@@ -205,8 +207,7 @@ class Adapter:
             result = ToolResult.model_validate({"items": list(raw)} if isinstance(raw, list | tuple) else raw)
         except (ValidationError, TypeError, ValueError):
             return CallOutcome("invalid", StopReason.VALIDATION_FAIL)
-        problem = _limits_problem(result, limit)
-        if problem is not None:
+        if _breaks_limits(result, limit):
             return CallOutcome("invalid", StopReason.VALIDATION_FAIL, items=len(result.items))
         return self._accept(name, result)
 

@@ -9,11 +9,8 @@ a response), 2 for bad input. The stop reason is never printed (R-RS-8): it is i
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TextIO
 
 from pydantic import BaseModel
@@ -42,20 +39,6 @@ def _dump(model: BaseModel) -> str:
     # mutation: equivalent: these documents hold only JSON types, and "$schema" (the one alias) is never set
     data = model.model_dump(mode="json", by_alias=True)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def _write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in its folder: never half a file."""
-    target = Path(path)
-    # mutation: equivalent: the temporary's name is never seen; it is renamed over the target or removed
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".rcs-")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def run(
@@ -93,7 +76,7 @@ def run(
         writes.append((evidence_out, _dump(to_evidence(result.bundle, result.response, captured))))
     for target, text in writes:
         try:
-            _write_atomically(target, text)
+            files.write_text(target, text)
         except OSError as exc:  # named by the path asked for: the temporary file's name means nothing
             return _fail(err, M.research_write_failed(path=target, reason=files.reason(exc)))
     response = result.response

@@ -66,10 +66,13 @@ def clauses(query: str) -> list[str]:
 
 
 def _request_digest(request: ResearchRequest) -> str:
-    text = json.dumps(
-        request.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    data = request.model_dump(
+        # mutation: equivalent: a request holds strings, booleans and integers only: both modes agree
+        mode="json",
+        by_alias=True,
     )
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()  # a validated request holds no lone surrogate
 
 
 def _ms(seconds: float) -> int:

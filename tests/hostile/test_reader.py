@@ -103,3 +103,55 @@ def test_the_reason_of_an_os_error_is_its_strerror_or_else_its_text() -> None:
     assert files.reason(FileNotFoundError(2, "No such file or directory", "/x/y")) == "No such file or directory"
     assert files.reason(OSError("the disk said no")) == "the disk said no"  # no strerror: the text
     assert files.reason(files.NotRegularFile("p", "a FIFO")) == str(files.NotRegularFile("p", "a FIFO"))
+
+
+# --- the atomic writer -------------------------------------------------------------------------
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+@settings(max_examples=50, deadline=None)
+@given(text=st.text(st.characters(blacklist_categories=("Cs",))))
+def test_write_text_stores_exactly_the_utf8_of_the_text(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    folder = tmp_path_factory.mktemp("w")
+    target = folder / "out.json"
+    target.write_bytes(b"old")
+    files.write_text(target, text)
+    # newline="" and UTF-8: "\r\n" and "\n" stay as written, on every platform
+    assert target.read_bytes() == text.encode("utf-8")
+    assert _leftovers(folder) == []
+
+
+def test_write_text_that_fails_keeps_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    target.write_text("old", encoding="utf-8")
+    with pytest.raises(UnicodeEncodeError):
+        files.write_text(target, "half \ud800 a character")
+    assert target.read_text(encoding="utf-8") == "old"
+    assert _leftovers(tmp_path) == []
+
+
+def test_write_text_interrupted_after_the_rename_raises_the_interrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A signal landing just after the rename: the temporary is gone already, and the interrupt (not a
+    # FileNotFoundError from cleaning it up) is what the caller sees.
+    real_replace = os.replace
+
+    def replace_then_interrupt(source: str, destination: str) -> None:
+        real_replace(source, destination)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(files.os, "replace", replace_then_interrupt)
+    target = tmp_path / "out.json"
+    with pytest.raises(KeyboardInterrupt):
+        files.write_text(target, "new")
+    assert target.read_text(encoding="utf-8") == "new"
+    assert _leftovers(tmp_path) == []
+
+
+def test_write_text_into_a_missing_folder_is_an_oserror(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        files.write_text(tmp_path / "nowhere" / "out.json", "x")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import runtime.research.adapter as adapter_module
-from generated.research.policy import CAPS, METADATA_KEYS, METADATA_VALUE_CHARS, TOOL_COST
+from generated.research.policy import CAPS, CONTENT_CHARS, METADATA_KEYS, METADATA_VALUE_CHARS, TITLE_CHARS, TOOL_COST
 from runtime.research import ResearchRequest, StopReason, run_research, source_id
 
 PRO = CAPS[("PRO", "prod")]
@@ -262,3 +262,46 @@ def test_tools_run_on_a_named_daemon_thread() -> None:
     r = run_research(request(), [Recording("docs", [item(1)])], clock=ScriptedClock())
     assert r.stop_reason is StopReason.SUCCESS_COMPLETED
     assert [(t.name, t.daemon) for t in seen] == [("rcs-research-tool", True)]
+
+
+def test_request_sha256_is_the_sha256_of_the_requests_canonical_json() -> None:
+    # Canonical JSON (SPEC, research telemetry): the properties the request gives (an absent optional
+    # one is left out, not null), keys sorted, no spaces, non-ASCII text as UTF-8, not \u escapes.
+    query = "café naïve; ünïcödé"
+    r = run_research(request(query, caps={"max_tool_calls_total": 3}), [], clock=ScriptedClock())
+    canonical = (
+        '{"already_clarified":false,"caps":{"max_tool_calls_total":3},"env":"prod",'
+        f'"query":"{query}","requested_mode":"research","tier":"PRO"}}'
+    )
+    assert r.telemetry.request_sha256 == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def test_request_sha256_names_schema_by_its_own_name() -> None:
+    # "$schema" is a property like any other, hashed under its JSON name (not the model's field name).
+    query = "x"
+    schema = "https://example.org/request.schema.json"
+    r = run_research(request(query, **{"$schema": schema}), [], clock=ScriptedClock())
+    canonical = (
+        f'{{"$schema":"{schema}","already_clarified":false,"env":"prod",'
+        f'"query":"{query}","requested_mode":"research","tier":"PRO"}}'
+    )
+    assert r.telemetry.request_sha256 == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+# --- content and title size limits: at the limit is accepted, one more is not (R-RS-4) -------------
+
+
+@pytest.mark.parametrize(
+    ("field", "size", "accepted"),
+    [
+        ("title", TITLE_CHARS, True),
+        ("title", TITLE_CHARS + 1, False),
+        ("content", CONTENT_CHARS, True),
+        ("content", CONTENT_CHARS + 1, False),
+    ],
+)
+def test_a_title_or_content_exactly_at_its_limit_is_accepted(field: str, size: int, accepted: bool) -> None:
+    text = ("Term frequency " * (size // 15 + 1))[:size]
+    r = run_research(request(), [Tool("docs", [item(1, **{field: text})])], clock=ScriptedClock())
+    assert r.stop_reason is (StopReason.SUCCESS_COMPLETED if accepted else StopReason.VALIDATION_FAIL)
+    assert [getattr(s, field) for s in r.bundle.sources] == ([text] if accepted else [])

@@ -270,3 +270,12 @@ def test_a_result_that_is_not_an_object_is_named(server: Server) -> None:
     with pytest.raises(ToolResultError) as caught:
         WebTool(server.url).search("BM25", 5)
     assert str(caught.value) == "the web tool got an answer it cannot read: a result is not an object"
+
+
+@pytest.mark.parametrize("body", [b'{"results": [', b"[" * 10_000 + b"]" * 10_000, b'{"n": 1e999}'])
+def test_an_answer_that_is_not_json_names_the_readers_error_class(server: Server, body: bytes) -> None:
+    # Truncated, nested past the reader's depth, a number that overflows: the reader's one error class.
+    server.respond = lambda h: send(h, body)
+    with pytest.raises(ToolResultError) as caught:
+        WebTool(server.url).search("BM25", 5)
+    assert str(caught.value) == "the web tool got an answer it cannot read: not JSON (JsonTextError)"
