@@ -247,3 +247,18 @@ def test_tests_run_file_by_file_so_a_module_fixture_is_set_up_once() -> None:
         "a.py::quick",
         "a.py::slow",
     ]
+
+
+def test_the_runtime_test_selection_is_every_test_file_but_the_compilers_and_the_tools(tmp_path: Path) -> None:
+    tests = tmp_path / "tests"
+    for folder in ("codegen", "conformance", "odr", "zeta"):
+        (tests / folder).mkdir(parents=True)
+        (tests / folder / "test_x.py").write_text("", encoding="utf-8")
+    (tests / "helpers").mkdir()
+    (tests / "helpers" / "data.py").write_text("", encoding="utf-8")  # no test file: not selected
+    for name in ("test_new.py", "test_mutation_tool.py", "conftest.py", "schema_cases.py"):
+        (tests / name).write_text("", encoding="utf-8")
+    assert mutation.runtime_tests(tmp_path) == ["tests/odr", "tests/test_new.py", "tests/zeta"]
+    # and on this tree: every top-level test file of the runtime is in it
+    selected = mutation.runtime_tests(ROOT)
+    assert "tests/test_schema_errors.py" in selected and "tests/codegen" not in selected
