@@ -172,6 +172,9 @@ def _lint_injection(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnos
     for a, b in (("confusables_from", "confusables_to"), ("leet_from", "leet_to")):
         if len(readings[a]) != len(readings[b]):
             yield _diag(sf, f"/readings/{b}", f"{b} must have one character for each of {a}")
+    for key in ("leet_from", "leet_to", "leet_one_as"):
+        if not readings[key].isascii():  # the runtime reads leetspeak from the text's ASCII bytes
+            yield _diag(sf, f"/readings/{key}", f"{key} must be ASCII")
     for index, span in enumerate(data["invisible"]):
         if span["first"] > span["last"]:
             yield _diag(sf, f"/invisible/{index}", "first must not be after last")

@@ -44,7 +44,7 @@ from generated.research.injection import (
     InjectionRule,
 )
 from safeio.regex import valid_text
-from safeio.regex_set import PatternSet, compile_set, compile_spans
+from safeio.regex_set import PatternSet, Spans, compile_set, compile_spans
 
 BLOCK = "block"
 # Tag characters U+E0020..U+E007E spell printable ASCII (U+E0000 block, "tag" range of INVISIBLE).
@@ -169,8 +169,10 @@ def _pairs(text: str, first: _Finder, then: _Finder, window: int, breaks: list[i
 
 
 @cache
-def _encoded() -> re.Pattern[str]:
-    return re.compile(ENCODED_PATTERN, re.IGNORECASE)  # the table spells it case-folded
+def _blob_spans() -> tuple[Spans, Spans]:
+    """Where the base64 blobs are, and the hexadecimal ones, on RE2 (linear: Python's re tries the
+    24-character repeat again at every letter of a long word). The table spells them case-folded."""
+    return compile_spans(f"(?i:{ENCODED_PATTERN})"), compile_spans(f"(?i:{ENCODED_HEX_PATTERN})")
 
 
 @cache
@@ -225,31 +227,45 @@ def _reading_gates() -> PatternSet:
     return compile_set([_LETTER_RUN_GATE, _LEET_CORE.pattern])
 
 
-# A token is a run of these; the characters leetspeak is read from are among them.
-# mutation: equivalent: tokens are read from lowered text, so an added capital is never met
-_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789@$+!")
-_TOKEN_END = re.compile(r"[^a-z0-9@$+!]")
+
+
+@cache
+def _leet_token() -> Spans:
+    # A whole token around a core: on RE2, one linear pass whatever the tokens' lengths (a
+    # backtracking engine would try the leading run again from every letter of a long token).
+    token = "[a-z0-9@$+!]"
+    return compile_spans(f"{token}*{_LEET_CORE.pattern}{token}*")
+
+
+def _leet_spans(text: str) -> list[tuple[int, int]]:
+    """The tokens (maximal runs of ASCII letters, digits and ``@$+!``) that hold a leetspeak core
+    and a letter past f."""
+    return [(start, end) for start, end in _leet_token().spans(text) if _NOT_HEX.search(text, start, end)]
 
 
 def _leet_tokens(text: str) -> int:
-    """How many tokens (runs of ``_TOKEN_CHARS``) hold a leetspeak core and a letter past f.
+    """How many tokens of ``text`` hold a leetspeak core and a letter past f."""
+    return len(_leet_spans(text))
 
-    Every core lies inside one token, and a left-to-right search finds a core in each token that
-    has one, so the tokens are found from the cores: one search per token that has a core, each
-    resumed past the end of the last token, so a long token (a base64 blob full of cores) is
-    walked once, not once per core.
-    """
-    count, position = 0, 0
-    while (match := _LEET_CORE.search(text, position)) is not None:
-        start, end = match.start(), match.end()
-        while start > position and text[start - 1] in _TOKEN_CHARS:
-            start -= 1
-        found = _TOKEN_END.search(text, end)
-        end = len(text) if found is None else found.start()
-        if _NOT_HEX.search(text, start, end):
-            count += 1
-        position = end
-    return count
+
+# Where a sentence ends for the leet reading: an end mark, but a "!" only when no token character
+# follows its run ("pr3v!0us" reads as "previous"; in "1nstruct10ns! Then" it is punctuation).
+_ENDS_BUT_BANG = re.escape(SENTENCE_ENDS.replace("!", ""))
+_LEET_BREAK = re.compile(f"(?:[{_ENDS_BUT_BANG}]|!+(?![a-z0-9@$+!]))+")
+
+
+def _sentences_with(text: str, spans: list[tuple[int, int]]) -> str:
+    """The sentences of ``text`` that hold the start of one of ``spans``, without the marks that end
+    them, in order, one per line."""
+    breaks = [m.span() for m in _LEET_BREAK.finditer(text)]
+    starts = [end for _, end in breaks]  # sentence i starts where break i - 1 ends
+    pieces: dict[int, str] = {}
+    for start, _ in spans:
+        index = bisect.bisect_right(starts, start)
+        if index not in pieces:
+            first = starts[index - 1] if index else 0
+            pieces[index] = text[first : breaks[index][0] if index < len(breaks) else len(text)]
+    return "\n".join(pieces.values())
 
 
 @cache
@@ -258,10 +274,14 @@ def _confusables() -> dict[int, int]:
 
 
 @cache
-def _leet() -> tuple[dict[int, int], dict[int, int]]:
+def _leet() -> tuple[bytes, bytes]:
+    # Byte tables: the table maps ASCII to ASCII, and in UTF-8 an ASCII byte is never part of another
+    # character, so translating the bytes is translating the text (str.translate of non-ASCII text
+    # looks every character up in a dict, about a hundred times slower).
     ones = LEET[0].index("1")
     other = LEET[1][:ones] + LEET_ONE_AS + LEET[1][ones + 1 :]
-    return str.maketrans(LEET[0], LEET[1]), str.maketrans(LEET[0], other)
+    source = LEET[0].encode("ascii")
+    return bytes.maketrans(source, LEET[1].encode("ascii")), bytes.maketrans(source, other.encode("ascii"))
 
 
 def _joined(run: str) -> str:
@@ -300,10 +320,16 @@ def _readings(text: str) -> list[str]:
     joined = " ".join(_joined(r) for r in runs)
     if joined:
         found.append(joined)
-    if _LEET in possible and (_leet_tokens(lowered) >= 2 or (joined and _leet_tokens(joined))):
-        as_i, as_l = _leet()
+    if _LEET in possible:
         base = f"{lowered}\n{joined}" if joined else lowered
-        found.extend([base.translate(as_i), base.translate(as_l)])
+        spans = _leet_spans(base)
+        in_joined = sum(start > len(lowered) for start, _ in spans)
+        if len(spans) - in_joined >= 2 or in_joined:
+            # Only the sentences that hold leetspeak are read as letters: a rule reads within a
+            # sentence, and a page of ids and hashes is not copied twice more.
+            as_i, as_l = _leet()
+            raw = _sentences_with(base, spans).encode("utf-8")
+            found.extend([raw.translate(as_i).decode("utf-8"), raw.translate(as_l).decode("utf-8")])
     return found
 
 
@@ -369,8 +395,10 @@ def _decoded(blob: str) -> str | None:
         text = raw.decode("utf-8")
     except (binascii.Error, ValueError):
         return None
+    if text.isprintable():  # most decoded text: no character to count
+        return text or None
     printable = sum(c.isprintable() or c.isspace() for c in text)
-    return text if text and printable >= 0.9 * len(text) else None
+    return text if printable >= 0.9 * len(text) else None
 
 
 def _scan(source: str, hidden: str, obfuscated: bool) -> Scan:
@@ -380,17 +408,16 @@ def _scan(source: str, hidden: str, obfuscated: bool) -> Scan:
     # Base64 is case-sensitive: blobs are read from the text before case-folding (their offsets
     # are into that text).
     kinds = _blob_gates().matching(source)
-    blobs = list(_encoded().finditer(source)) if 0 in kinds else []
-    blobs += list(_hex().finditer(source)) if 1 in kinds else []
-    for count, match in enumerate(blobs):
-        if count >= MAX_ENCODED_BLOBS:
-            break
-        decoded = _decoded(source[match.start() : match.end()])
+    base64_blobs, hex_blobs = _blob_spans()
+    blobs = base64_blobs.spans(source) if 0 in kinds else []
+    blobs += hex_blobs.spans(source) if 1 in kinds else []
+    for start, end in blobs[:MAX_ENCODED_BLOBS]:
+        decoded = _decoded(source[start:end])
         if decoded is None:
             continue
         inner, _ = normalise(decoded)
         if _rule_hits(inner) or _speaks(inner):  # hiding a sentence in base64 is itself the tell
-            hits.append(Hit(ENCODED[0], ENCODED[1], match.start(), match.end()))
+            hits.append(Hit(ENCODED[0], ENCODED[1], start, end))
     return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
 
 

@@ -1184,3 +1184,17 @@ def test_expand_names_unknown_and_self_referring_macros() -> None:
         research_tables.expand("{C}", {"A": "a"})
     with pytest.raises(ValueError, match=r"^macro A refers to itself$"):
         research_tables.expand("{A}", {"A": "x{B}", "B": "{A}"})
+
+
+def test_injection_leet_readings_must_be_ascii(tmp_path: Path) -> None:
+    # The runtime translates the text's UTF-8 bytes, which is the same as translating its characters
+    # only when every character of the leet table is ASCII.
+    root = research_project(tmp_path)
+    table = root / RESEARCH / "injection.yaml"
+    replace(table, '  leet_one_as: "l"', '  leet_one_as: "ł"')
+    replace(table, '  leet_from: "013456789@$+!"', '  leet_from: "013456789@$+¡"')
+    name = f"{RESEARCH}/injection.yaml"
+    assert lint_of(root) == [
+        f"{name}:{at(table, 'leet_from:')}: leet_from must be ASCII",
+        f"{name}:{at(table, 'leet_one_as:')}: leet_one_as must be ASCII",
+    ]
