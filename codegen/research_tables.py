@@ -178,6 +178,8 @@ def _lint_injection(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnos
     for index, span in enumerate(data["invisible"]):
         if span["first"] > span["last"]:
             yield _diag(sf, f"/invisible/{index}", "first must not be after last")
+        if span["first"] < 0x80:  # the runtime takes ASCII text as its own display, unnormalised
+            yield _diag(sf, f"/invisible/{index}", "an invisible character must not be ASCII")
     for key in ("pattern", "hex_pattern", "prose"):
         problem = _compile(data["encoded"][key], data["encoded"][key])
         if problem:

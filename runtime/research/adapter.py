@@ -73,11 +73,20 @@ class SystemClock:
         return done.wait(max(seconds, 0.0))
 
 
+# One encoder for every source id: json.dumps with options builds a new encoder on every call.
+_CANONICAL = json.JSONEncoder(
+    ensure_ascii=False,
+    separators=(
+        ",",
+        # mutation: equivalent: the key separator is never used (the value is an array of strings)
+        ":",
+    ),
+)
+
+
 def source_id(tool: str, locator: str, content: str) -> str:
     """SHA-256 of the canonical JSON of [tool, locator, content] (R-RS-7)."""
-    # The compact JSON array, spelled out: json.dumps's key separator would never be used here.
-    text = "[" + ",".join(json.dumps(part, ensure_ascii=False) for part in (tool, locator, content)) + "]"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_CANONICAL.encode([tool, locator, content]).encode("utf-8")).hexdigest()
 
 
 def query_digest(query: str) -> str:

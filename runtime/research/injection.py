@@ -207,10 +207,13 @@ _MARKS = re.compile(_class(MARKS))
 _GREEK_CYRILLIC = re.compile(_class(CONFUSABLE_SCRIPTS))
 _SEPARATOR = re.compile(_SEPARATORS, re.ASCII)
 _LATIN = re.compile(r"[a-z]", re.ASCII | re.IGNORECASE)
-# A token with a digit or symbol between letters ("pr3v10u5") and a letter past f, so hexadecimal
-# ids and plain names like "bm25" do not count as leetspeak.
-_LEET_CORE = re.compile(r"[a-z][0-9@$+!]+[a-z]", re.ASCII)
+# A leetspeak token: a run of token characters with a core, a digit or symbol between letters
+# ("pr3v10u5"), and a letter past f, so hexadecimal ids and plain names like "bm25" do not count.
+_TOKEN = "[a-z0-9@$+!]"
+_CORE = "[a-z][0-9@$+!]+[a-z]"
 _NOT_HEX = re.compile(r"[g-z]", re.ASCII)
+# Some token holds a core and a letter past f: before the core, after it, or as one of its letters.
+_LEET_GATE = f"[g-z]{_TOKEN}*{_CORE}|{_CORE}{_TOKEN}*[g-z]|[g-z][0-9@$+!]+[a-z]|[a-z][0-9@$+!]+[g-z]"
 
 
 # A superset of a letter run of SPACED_MIN_LETTERS letters or more (the first letter standing alone,
@@ -224,17 +227,14 @@ _RUN, _LEET = 0, 1
 @cache
 def _reading_gates() -> PatternSet:
     """One pass over the lowered text: could it hold a letter run (index 0), leetspeak (index 1)?"""
-    return compile_set([_LETTER_RUN_GATE, _LEET_CORE.pattern])
-
-
+    return compile_set([_LETTER_RUN_GATE, _LEET_GATE])
 
 
 @cache
 def _leet_token() -> Spans:
     # A whole token around a core: on RE2, one linear pass whatever the tokens' lengths (a
     # backtracking engine would try the leading run again from every letter of a long token).
-    token = "[a-z0-9@$+!]"
-    return compile_spans(f"{token}*{_LEET_CORE.pattern}{token}*")
+    return compile_spans(f"{_TOKEN}*{_CORE}{_TOKEN}*")
 
 
 def _leet_spans(text: str) -> list[tuple[int, int]]:
@@ -426,6 +426,29 @@ def scan_injection(text: str) -> Scan:
     return _scan(*_visible(valid_text(text)))
 
 
+_NOTHING = Scan(())
+
+
+@cache
+def _every_gate() -> PatternSet:
+    """Every gate of the filter (the rules', the readings', the blobs') in one set, each read with
+    ``(?m)``, so that "^" also matches after a line break: on the lowered texts of several ASCII
+    texts joined by line breaks, a gate that passes on one of them passes on the whole."""
+    _, rule_gates = _rules()
+    patterns = [*rule_gates.patterns, *_reading_gates().patterns, *_blob_gates().patterns]
+    return compile_set([f"(?m:{pattern})" for pattern in patterns])
+
+
 def scan_many(texts: list[str]) -> list[Scan]:
-    """``scan_injection`` of each text (a source's title, locator, content and metadata values)."""
-    return [scan_injection(text) for text in texts]
+    """``scan_injection`` of each text (a source's title, locator, content and metadata values).
+
+    ASCII texts (most of what tools return) are first read together in one pass of every gate: an
+    ASCII text has no invisible character, tag or look-alike, so with no gate passing it has no
+    reading, no rule hit and no blob, and its scan is empty. Only when some gate passes is each
+    text scanned on its own.
+    """
+    valid = [valid_text(text) for text in texts]
+    plain = [text for text in valid if text.isascii()]
+    if plain and not _every_gate().matching("\n".join(plain).lower()):
+        return [_NOTHING if text.isascii() else _scan(*_visible(text)) for text in valid]
+    return [_scan(*_visible(text)) for text in valid]

@@ -174,6 +174,10 @@ class _Session:
             self.sources.extend(outcome.sources)
 
 
+# One encoder for every sort key: json.dumps with options builds a new encoder on every call.
+_SORTED_JSON = json.JSONEncoder(sort_keys=True)
+
+
 def _bundle(sources: Sequence[dict[str, Any]]) -> tuple[list[Source], int]:
     """Deduplicated by id, sorted by (tool order, locator, id), then cut to the caps (R-RS-7).
 
@@ -183,7 +187,7 @@ def _bundle(sources: Sequence[dict[str, Any]]) -> tuple[list[Source], int]:
     order = {tool: i for i, tool in enumerate(TOOLS)}
     merged: dict[str, dict[str, Any]] = {}
     for source in sorted(
-        sources, key=lambda s: (s["source_id"], s["title"], json.dumps(s["metadata"], sort_keys=True))
+        sources, key=lambda s: (s["source_id"], s["title"], _SORTED_JSON.encode(s["metadata"]))
     ):
         kept = merged.setdefault(source["source_id"], dict(source))
         kept["flags"] = sorted(set(kept["flags"]) | set(source["flags"]))

@@ -1198,3 +1198,14 @@ def test_injection_leet_readings_must_be_ascii(tmp_path: Path) -> None:
         f"{name}:{at(table, 'leet_from:')}: leet_from must be ASCII",
         f"{name}:{at(table, 'leet_one_as:')}: leet_one_as must be ASCII",
     ]
+
+
+def test_injection_invisible_characters_must_not_be_ascii(tmp_path: Path) -> None:
+    # ASCII text is scanned as it stands (no normalisation pass), which is right only while no ASCII
+    # character counts as invisible.
+    root = research_project(tmp_path)
+    table = root / RESEARCH / "injection.yaml"
+    replace(table, "{first: 0x00AD, last: 0x00AD, name: soft", "{first: 0x007F, last: 0x00AD, name: soft")
+    # (the contract's version check also speaks: the invisible ranges are part of the contract)
+    injection = [line for line in lint_of(root) if line.startswith(f"{RESEARCH}/injection.yaml:")]
+    assert injection == [f"{RESEARCH}/injection.yaml:{at(table, '0x007F')}: an invisible character must not be ASCII"]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from generated.research.responses import ANSWER_HEADING, MAX_BULLET_CHARS, MAX_BULLETS
 from generated.research.source_bundle_schema import Source
+from runtime.phase1.text import query_tokens, sentences, tokens
 from runtime.research.adapter import source_id
 from runtime.research.answer import answer
 
@@ -80,3 +84,30 @@ def test_the_fixed_responses_say_the_table_sentences() -> None:
     for action, sentence in (("ASK_CLARIFY", CLARIFY), ("UNKNOWN", UNKNOWN), ("BASELINE", BASELINE)):
         response = fixed(action)
         assert (response.action, response.text, response.bullets, response.sources) == (action, sentence, [], [])
+
+
+WORDS = ["bm25", "saturation", "Straße", "strasse", "k1", "cat", "café", "cafe\u0301", "x", "ΣΊΣΥΦΟΣ", "σίσυφος"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    contents=st.lists(
+        st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), min_size=1, max_size=4),
+        min_size=1,
+        max_size=4,
+    ),
+    query=st.lists(st.sampled_from(WORDS), max_size=4),
+)
+def test_the_ranking_is_the_overlap_of_every_sentence_by_brute_force(
+    contents: list[list[list[str]]], query: list[str]
+) -> None:
+    # The answer skips tokenising a sentence that holds no wanted token as a substring; the ranking
+    # must be the one that tokenises every sentence: (-shared tokens, source order, sentence order).
+    sources = [src(f"s{i}", " ".join(" ".join(words) + "." for words in content)) for i, content in enumerate(contents)]
+    wanted = set(query_tokens(" ".join(query)))
+    rank: dict[str, tuple[int, int, int]] = {}
+    for s_index, source in enumerate(sources):
+        for t_index, sentence in enumerate(sentences(source.content)):
+            rank.setdefault(sentence, (-len(wanted & set(tokens(sentence))), s_index, t_index))
+    expected = sorted(rank, key=rank.__getitem__)[:MAX_BULLETS]
+    assert [b.text for b in answer(" ".join(query), sources).bullets] == expected

@@ -14,8 +14,12 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import runtime.research.injection as injection_module
 from runtime.research.injection import (
+    Scan,
+    _every_gate,
     _leet_tokens,
+    _reading_gates,
     _rules,
     _sentences_with,
     _visible,
@@ -236,3 +240,48 @@ def test_sentences_with_cuts_whole_sentences_around_each_span(parts: list[str]) 
             seen.append(owner[start])
     expected = [segments[index] for index in seen]
     assert _sentences_with(text, spans) == "\n".join(expected)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([*"abfgpr0135@$+! .\n#", "pr3v10u5", "c0ffee", "193f6488", "h2o", "x9"]), max_size=25))
+@example(["c0ffee", "g"])  # the letter past f after the core, in the same token
+@example(["g", "#", "c0ffee"])  # ... and in another token: no leetspeak
+def test_the_leet_gate_passes_exactly_when_a_token_holds_leetspeak(parts: list[str]) -> None:
+    # The gate decides whether the leet reading is computed at all: it must pass whenever a token
+    # counts, and (so hexadecimal ids cost nothing) only then.
+    text = "".join(parts)
+    gate = _reading_gates().matching(text)
+    assert (1 in gate) == (_leet_tokens(text) > 0)
+
+
+# ASCII texts on which no gate passes at all (most ordinary prose; here, 315 of the corpus's texts)
+ASCII = [e for e in entries("injection_corpus.yaml") if e["text"].isascii()]
+QUIET = [e["text"] for e in ASCII if not _every_gate().matching(e["text"].lower())]
+ASCII_ATTACKS = [e["text"] for e in ASCII if e["label"] == "injection"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_batch_of_ascii_texts_read_in_one_pass_gives_each_texts_scan(data: st.DataObject) -> None:
+    """scan_many reads the ASCII texts of a batch in one pass of every gate and calls them all clean
+    when nothing passes. Batches of clean texts, sometimes with one attack or a piece of one cut
+    anywhere (so that what starts the piece starts an item), must give each text's own scan."""
+    texts = data.draw(st.lists(st.sampled_from(QUIET), min_size=1, max_size=8))
+    if data.draw(st.booleans()):
+        attack = data.draw(st.sampled_from(ASCII_ATTACKS))
+        start = data.draw(st.integers(0, len(attack)))
+        piece = attack[start : data.draw(st.integers(start, len(attack)))]
+        texts.insert(data.draw(st.integers(0, len(texts))), piece)
+    assert scan_many(texts) == [scan_injection(t) for t in texts]
+
+
+def test_clean_ascii_batches_take_the_one_pass_and_an_attack_among_them_is_still_seen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert len(QUIET) > 100
+    with monkeypatch.context() as patched:  # the one pass decides: no text is scanned on its own
+        patched.setattr(injection_module, "_scan", lambda *args: pytest.fail("scanned alone"))
+        assert scan_many(QUIET[:20]) == [Scan(())] * 20
+    attack = next(t for t in ASCII_ATTACKS if "ignore" in t.lower() and scan_injection(t).blocked)
+    scans = scan_many([*QUIET[:5], attack, *QUIET[5:10]])
+    assert [s.blocked for s in scans] == [False] * 5 + [True] + [False] * 5
