@@ -76,11 +76,11 @@ _CANDIDATES = (".json", ".jsonl")
 def _why_not(path: Path, kind: str) -> str:
     """Why a path that is not a regular file or a directory cannot be checked, in words."""
     name = str(path)
-    if kind == "loop":
+    if kind == files.LOOP:
         return str(files.SymlinkLoop(name))
-    if kind == "dangling":
+    if kind == files.DANGLING:
         return str(files.DanglingLink(name))
-    if kind == "unreadable":
+    if kind == files.UNREADABLE:
         try:
             path.stat()
         except OSError as exc:
@@ -121,7 +121,7 @@ def _walk(top: Path, collection: Collection, items: list[Item], seen: set[tuple[
             info = entry.stat()
         except OSError:
             kind = files.kind_of(path)
-            if kind in ("loop", "dangling") or entry.name.endswith(_CANDIDATES):
+            if kind in (files.LOOP, files.DANGLING) or entry.name.endswith(_CANDIDATES):
                 reason = _why_not(path, kind)
                 items.append(collection.skip(entry.path, None, M.unreadable(path=entry.path, reason=reason)))
             continue
@@ -163,16 +163,16 @@ def expand(paths: Iterable[str], collection: Collection) -> list[Item]:
     for given in paths:
         path = Path(given)
         kind = files.kind_of(path)
-        if kind == "dir":
+        if kind == files.DIR:
             found: list[Item] = []
             info = path.stat()
             _walk(path, collection, found, {(info.st_dev, info.st_ino)})
             if not found:
                 collection.usage.append(M.no_files(path=given))
             items.extend(found)
-        elif kind == "file":
+        elif kind == files.FILE:
             items.append(path)
-        elif kind == "missing":
+        elif kind == files.MISSING:
             collection.usage.append(M.no_such_path(path=given))
         else:
             items.append(collection.skip(given, None, M.unreadable(path=given, reason=_why_not(path, kind))))

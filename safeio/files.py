@@ -191,18 +191,22 @@ def read_text(path: str | os.PathLike[str], limit: int, input_name: str, *, untr
     return without_bom(read_bytes(path, limit, input_name, untrusted=untrusted)).decode("utf-8")
 
 
+# What kind_of says a path is (besides ``describe``'s words for a FIFO, a device, a socket).
+FILE, DIR, MISSING, DANGLING, LOOP, UNREADABLE = "file", "dir", "missing", "dangling", "loop", "unreadable"
+
+
 def kind_of(path: Path) -> str:
-    """What ``path`` is, following symlinks: "file", "dir", "missing", "dangling" (a link to nothing),
-    "loop", "unreadable" (a directory on the way cannot be searched) or what else it is ("a FIFO")."""
+    """What ``path`` is, following symlinks: FILE, DIR, MISSING, DANGLING (a link to nothing), LOOP,
+    UNREADABLE (a directory on the way cannot be searched) or what else it is ("a FIFO")."""
     try:
         mode = path.stat().st_mode
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-            return "dangling" if path.is_symlink() else "missing"
-        return "loop" if exc.errno == errno.ELOOP else "unreadable"
+            return DANGLING if path.is_symlink() else MISSING
+        return LOOP if exc.errno == errno.ELOOP else UNREADABLE
     if stat.S_ISDIR(mode):
-        return "dir"
-    return "file" if stat.S_ISREG(mode) else describe(mode)
+        return DIR
+    return FILE if stat.S_ISREG(mode) else describe(mode)
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -61,7 +61,7 @@ def _fit(text: str, start: int, end: int, cap: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     while end - start > cap:
         cut = text.rfind(" ", start + 1, start + cap + 1)
-        if cut <= start:
+        if cut == -1:  # no space after the first character
             cut = start + cap  # one word longer than the cap
             spans.append((start, cut))
             start = cut

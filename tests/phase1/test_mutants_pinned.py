@@ -279,3 +279,22 @@ def test_the_best_sentence_is_the_earliest_of_those_sharing_most_query_words() -
     assert _best_sentence(text, {"caching", "latency"}) == "Caching helps latency."
     assert _best_sentence(text, {"zebra"}) == "Nothing here."  # no overlap anywhere: the first
     assert _best_sentence("no full stop", {"zebra"}) == "no full stop"
+
+
+def test_sentences_packed_to_exactly_the_cap_stay_one_piece() -> None:
+    from runtime.phase1.chunks import split_long
+
+    # "aaaa. bbbb." is 11 characters: at a cap of 11 the two sentences are one piece.
+    assert split_long("aaaa. bbbb. cccc.", 11) == ["aaaa. bbbb.", "cccc."]
+    assert split_long("aaaa. bbbb. cccc.", 10) == ["aaaa.", "bbbb.", "cccc."]
+
+
+def test_a_summary_of_another_papers_retrieval_is_refused() -> None:
+    from generated.phase1.errors import InvalidInputError
+    from runtime.phase1 import generate_summary
+
+    sections = [{"label": "A", "text": "Term frequency saturates."}]
+    one, two = ingest_document("one", sections), ingest_document("two", sections)
+    with pytest.raises(InvalidInputError) as caught:
+        generate_summary(one, retrieve("term frequency", two, 1))
+    assert str(caught.value) == "The retrieval result is for paper two, not one"
