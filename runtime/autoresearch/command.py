@@ -99,9 +99,9 @@ def _main(args: Sequence[str], resume_id: str | None, max_iterations: int | None
     rest = list(args)
     if rest and rest[0] == "--":
         rest = rest[1:]
-    own = [a for a in rest if a.split("=", 1)[0] in OWN_OPTIONS]
+    own = [a for a in rest if a.partition("=")[0] in OWN_OPTIONS]
     if own:  # codex would reject them with a confusing message; ours is clearer
-        print(printable(M.prefix(problem=M.misplaced_option(option=own[0].split("=", 1)[0]))), file=sys.stderr)
+        print(printable(M.prefix(problem=M.misplaced_option(option=own[0].partition("=")[0]))), file=sys.stderr)
         return EXIT_USAGE
     if resume_id is None:
         if not rest:

@@ -57,7 +57,7 @@ def summary(entries: Sequence[LedgerEntry]) -> str:
         f"kept {number(e.kept_score)}; {sanitise(e.description) or '-'}"
         for e in entries[-C.LEDGER_SUMMARY_ENTRIES :]
     ]
-    while lines and sum(len(line) + 1 for line in lines) > C.LEDGER_SUMMARY_CHARS:
+    while lines and sum(len(line) + 1 for line in lines) - 1 > C.LEDGER_SUMMARY_CHARS:  # the joined length
         lines.pop(0)  # the oldest goes first
     if lines and len(lines[-1]) > C.LEDGER_SUMMARY_CHARS:
         lines = [lines[-1][: C.LEDGER_SUMMARY_CHARS - 1] + "…"]
@@ -93,5 +93,7 @@ def table(entries: Sequence[LedgerEntry]) -> str:
     ]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return "\n".join(
-        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in [header, *rows]
+        # mutation: equivalent: every row has the header's length, so strict= never has to check
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+        for r in [header, *rows]
     )

@@ -44,11 +44,13 @@ def test_missing_invalid_and_stale_candidates(lab: Lab) -> None:
         "6": score_step(4),
     })
     assert lab.rcs("--max-iterations", "6", "mission").returncode == 0
-    entries = lab.ledger()[1:]
+    baseline, *entries = lab.ledger()
     assert [e["decision"] for e in entries] == ["keep", "error", "error", "error", "error", "keep"]
     assert entries[1]["reason"] == "no valid candidate.json: candidate.json was not written"
     assert entries[2]["reason"].startswith("no valid candidate.json: candidate.json: Invalid JSON")
-    assert "stale candidate: base_commit" in entries[3]["reason"]
+    base, kept = baseline["kept_commit"], entries[3]["base_commit"]
+    stale = f"no valid candidate.json: stale candidate: base_commit {base} is not {kept}"
+    assert entries[3]["reason"] == stale and base != kept
     assert entries[4]["reason"].startswith("no valid candidate.json: candidate.json:")
     assert "status" in entries[4]["reason"]
 
@@ -75,7 +77,9 @@ def test_worker_detaches_head(lab: Lab) -> None:
     lab.set_plan({"1": {**score_step(5), "detach": True}})
     assert lab.rcs("--max-iterations", "1", "mission").returncode == 0
     entry = _last(lab)
-    assert entry["decision"] == "error" and "not on the run branch" in entry["reason"]
+    branch = lab.manifest()["branch"]
+    assert entry["decision"] == "error"
+    assert entry["reason"] == f"candidate failed integrity checks: HEAD is not on the run branch {branch}"
     at_kept_and_clean(lab)
     assert git(lab.repo, "rev-parse", entry["discard_ref"]).strip() == entry["candidate_commit"]
 

@@ -360,3 +360,45 @@ def test_lint_proves_the_table_complete_and_in_step_with_the_schemas(tmp_path: P
     assert done.returncode != 0
     assert "no rule decides candidate/pass_better/score_improvement" in done.stdout + done.stderr
     assert "must list the schema enum" in done.stdout + done.stderr
+
+
+def test_ledger_summary_exactly_at_its_bound_keeps_every_line() -> None:
+    # Two lines joined by one line break, exactly LEDGER_SUMMARY_CHARS long: both kept; one more
+    # character and the oldest goes.
+    prefix = [len(report.summary([_entry(i, "d")])) - 1 for i in (1, 2)]  # each line without its description
+    first = "a" * 10
+    room = C.LEDGER_SUMMARY_CHARS - (prefix[0] + len(first)) - 1 - prefix[1]
+    summary = report.summary([_entry(1, first), _entry(2, "b" * room)])
+    assert len(summary) == C.LEDGER_SUMMARY_CHARS and summary.count("\n") == 1
+    summary = report.summary([_entry(1, first), _entry(2, "b" * (room + 1))])
+    assert summary.count("\n") == 0 and summary.startswith("- iteration 2:")
+
+
+def test_closing_table_is_aligned_under_its_header() -> None:
+    one = _entry(1, "first idea")
+    two = files.build(LedgerEntry, {**one.model_dump(), "iteration": 12, "decision": "keep", "passed": True,
+                                   "score": 2.5, "kept_score": 2.5, "candidate_commit": None, "description": "x"})
+    assert report.table([one, two]).splitlines() == [
+        "iter  decision  pass   score  kept  commit        description",
+        "1     discard   false  1      -     bbbbbbbbbbbb  first idea",
+        "12    keep      true   2.5    2.5   aaaaaaaaaaaa  x",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("status", "received", "code"),
+    [
+        ("interrupted", 2, 130),  # 128 + the signal
+        ("interrupted", 15, 143),
+        ("interrupted", None, 0),  # interrupted with no signal recorded: a plain stop
+        ("finished", 15, 0),  # a signal counts only for an interrupted run
+        ("needs_operator", None, 1),
+        ("needs_operator", 2, 1),
+    ],
+)
+def test_exit_status_of_a_stopped_run(status: str, received: int | None, code: int) -> None:
+    from runtime.autoresearch.command import status_exit
+    from runtime.exit_status import EXIT_INVALID, EXIT_OK
+
+    assert (EXIT_OK, EXIT_INVALID) == (0, 1)
+    assert status_exit(status, received) == code
