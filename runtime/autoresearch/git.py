@@ -95,7 +95,8 @@ def toplevel(path: Path) -> Path | None:
 
 def commit_of(cwd: Path, rev: str) -> str | None:
     """The full SHA ``rev`` names as a commit, or None when it resolves to nothing."""
-    done = run(cwd, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    # (git's "Needed a single revision" goes to the captured stderr, which an unchecked run drops)
+    done = run(cwd, "rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}", check=False)
     sha = done.strip()
     return sha or None
 

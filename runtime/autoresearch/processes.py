@@ -177,6 +177,7 @@ def run_group(
             process.wait()
         if signals.received is not None and _group_left(pgid, process):
             deadline = time.monotonic() + grace  # forwarded signal: give the group its grace to finish
+            # mutation: equivalent: < or <=: the clock reading the deadline to the nanosecond changes nothing
             while _group_left(pgid, process) and time.monotonic() < deadline:
                 time.sleep(0.01)
     finally:

@@ -47,6 +47,7 @@ def test_missing_invalid_and_stale_candidates(lab: Lab) -> None:
     baseline, *entries = lab.ledger()
     assert [e["decision"] for e in entries] == ["keep", "error", "error", "error", "error", "keep"]
     assert entries[1]["reason"] == "no valid candidate.json: candidate.json was not written"
+    assert (entries[1]["description"], entries[1]["notes"]) == ("", [])  # no candidate: nothing it said
     assert entries[2]["reason"].startswith("no valid candidate.json: candidate.json: Invalid JSON")
     base, kept = baseline["kept_commit"], entries[3]["base_commit"]
     stale = f"no valid candidate.json: stale candidate: base_commit {base} is not {kept}"
@@ -93,7 +94,7 @@ def test_worker_leaves_uncommitted_edits_which_stay_reachable(lab: Lab) -> None:
     assert not (lab.worktree() / "notes.txt").exists()
     assert git(lab.repo, "show", f"{entry['discard_ref']}:notes.txt") == "half-done idea\n"
     subject = git(lab.repo, "log", "-1", "--format=%s", entry["discard_ref"]).strip()
-    assert subject.startswith(f"rcs autoresearch {lab.manifest()['run_id']}: iteration 1 ("), subject
+    assert subject == f"rcs autoresearch {lab.manifest()['run_id']}: iteration 1 ({entry['decision']})", subject
 
 
 def test_worker_edits_sandbox_md(lab: Lab) -> None:

@@ -691,3 +691,22 @@ def test_rcs_options_after_the_mission_directory_are_refused_not_passed_to_codex
     assert done.returncode == 2
     assert f"{option} goes before the mission directory (or --resume RUN_ID)" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_asking_whether_a_group_is_left_sends_it_no_signal(tmp_path: Path) -> None:
+    from runtime.autoresearch import processes
+
+    out = tmp_path / "signals.out"
+    with out.open("w") as sink:
+        child = subprocess.Popen([sys.executable, "-c", _SIGNAL_LOG], stdout=sink, start_new_session=True)
+    try:
+        _content(out)  # its handlers are in place
+        assert processes.group_alive(child.pid)  # a new session: its pid is its group's id
+        child.send_signal(signal.SIGUSR1)
+        assert child.wait(timeout=60) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert out.read_text() == "ready\ndone\n"
+    assert not processes.group_alive(child.pid)

@@ -402,3 +402,32 @@ def test_exit_status_of_a_stopped_run(status: str, received: int | None, code: i
 
     assert (EXIT_OK, EXIT_INVALID) == (0, 1)
     assert status_exit(status, received) == code
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [("My  Mission!", "my-mission"), ("--Ünïcode & more--", "n-code-more"), ("a_b.c", "a-b-c"), ("!!!", "mission")],
+)
+def test_mission_slug(name: str, slug: str) -> None:
+    assert mission.slug(name) == slug
+
+
+def test_removing_a_locked_worktree_takes_git_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "--force" twice: git removes even a locked worktree, so the folder never needs deleting by hand.
+    import subprocess
+
+    from runtime.autoresearch import lane
+
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "x"], check=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t"})
+    worktree = tmp_path / "wt"
+    subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", "-b", "lane", str(worktree)], check=True)
+    subprocess.run(["git", "-C", str(repo), "worktree", "lock", str(worktree)], check=True)
+    monkeypatch.setattr(lane, "_rmtree", lambda path: pytest.fail(f"deleted by hand: {path}"))
+    lane.remove(repo, "lane", worktree)
+    assert not worktree.exists()
+    listed = subprocess.run(["git", "-C", str(repo), "worktree", "list"], capture_output=True, text=True, check=True)
+    assert str(worktree) not in listed.stdout
