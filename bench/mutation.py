@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import functools
 import hashlib
 import io
 import json
@@ -860,8 +861,33 @@ class ModuleReport:
         return self.killed / counted if counted else 1.0
 
 
+CACHING_DECORATORS = frozenset({"cache", "lru_cache", "cached_property"})
+
+
+def cached_lines(source: str) -> set[int]:
+    """The lines of the functions whose result is cached (``@cache``, ``@lru_cache``,
+    ``@cached_property``): in one test process their bodies run once, inside whichever test called
+    them first, so, like a line run at import time, they say nothing about which tests depend on them."""
+    found: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if name in CACHING_DECORATORS:
+                found.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return found
+
+
+@functools.cache
+def _cached_lines_of(path: str) -> frozenset[int]:
+    return frozenset(cached_lines((ROOT / path).read_text(encoding="utf-8")))
+
+
 def select_tests(mutant: Mutant, coverage: Coverage) -> list[str]:
-    """The tests that run the mutated lines, fastest first; at import time: every test of the file."""
+    """The tests that run the mutated lines, fastest first; at import time or in a cached function:
+    every test of the file."""
     by_line = coverage.lines.get(mutant.path, {})
     chosen: set[str] = set()
     lines = {*range(mutant.line, mutant.end_line + 1), mutant.stmt_line}
@@ -870,7 +896,7 @@ def select_tests(mutant: Mutant, coverage: Coverage) -> list[str]:
     # A line run at import time is credited to a test only when a child process imported the
     # module during it; in-process tests imported it before any test began. So such a line
     # selects every test that runs any line of the module, not only those children's tests.
-    if lines & coverage.import_lines.get(mutant.path, set()):
+    if lines & (coverage.import_lines.get(mutant.path, set()) | _cached_lines_of(mutant.path)):
         chosen |= coverage.tests_of_file(mutant.path)
     # A module-scoped fixture runs once, inside the first test that asks for it, so its lines are
     # that test's; the tests that only assert on what it produced ran none. They all run.

@@ -262,3 +262,23 @@ def test_the_runtime_test_selection_is_every_test_file_but_the_compilers_and_the
     # and on this tree: every top-level test file of the runtime is in it
     selected = mutation.runtime_tests(ROOT)
     assert "tests/test_schema_errors.py" in selected and "tests/codegen" not in selected
+
+
+def test_lines_of_cached_functions_count_as_run_once() -> None:
+    source = (
+        "import functools\n"
+        "from functools import cache\n"
+        "@cache\n"
+        "def a():\n"
+        "    return 1\n"
+        "@functools.lru_cache(maxsize=4)\n"
+        "def b():\n"
+        "    return 2\n"
+        "def c():\n"
+        "    return 3\n"
+        "class K:\n"
+        "    @functools.cached_property\n"
+        "    def d(self):\n"
+        "        return 4\n"
+    )
+    assert mutation.cached_lines(source) == {4, 5, 7, 8, 13, 14}
