@@ -431,3 +431,26 @@ def test_removing_a_locked_worktree_takes_git_alone(tmp_path: Path, monkeypatch:
     assert not worktree.exists()
     listed = subprocess.run(["git", "-C", str(repo), "worktree", "list"], capture_output=True, text=True, check=True)
     assert str(worktree) not in listed.stdout
+
+
+def test_a_closing_fence_on_the_second_line_ends_an_empty_frontmatter(tmp_path: Path) -> None:
+    # The closing '---' is looked for from the line after the opening one: right there, the
+    # frontmatter is empty (and refused for what it lacks), not unclosed.
+    with pytest.raises(MissionError) as caught:
+        mission.frontmatter("---\n---\nbody\n", tmp_path / "sandbox.md")
+    assert "no closing" not in str(caught.value)
+    with pytest.raises(MissionError) as unclosed:
+        mission.frontmatter("---\nevaluator: {}\n", tmp_path / "sandbox.md")
+    assert "no closing '---' line" in str(unclosed.value)
+
+
+def test_an_uncommitted_mission_names_its_first_five_paths(tmp_path: Path) -> None:
+    from tests.autoresearch.conftest import make_repo
+
+    repo = make_repo(tmp_path)
+    for name in "abcdef":
+        (repo / "mission" / f"{name}.txt").write_text(name)
+    with pytest.raises(MissionError) as caught:
+        mission.load(str(repo / "mission"))
+    named = ", ".join(f"mission/{name}.txt" for name in "abcde")
+    assert f"has uncommitted changes ({named}); " in str(caught.value)
