@@ -454,3 +454,44 @@ def test_an_uncommitted_mission_names_its_first_five_paths(tmp_path: Path) -> No
         mission.load(str(repo / "mission"))
     named = ", ".join(f"mission/{name}.txt" for name in "abcde")
     assert f"has uncommitted changes ({named}); " in str(caught.value)
+
+
+def test_a_repository_that_tracks_a_runtime_artifact_is_refused(tmp_path: Path) -> None:
+    from tests.autoresearch.conftest import git, make_repo
+
+    repo = make_repo(tmp_path)
+    (repo / "results.tsv").write_text("mine\n")
+    git(repo, "add", "results.tsv")
+    git(repo, "commit", "-q", "-m", "track it")
+    with pytest.raises(MissionError) as caught:
+        mission.load(str(repo / "mission"))
+    assert caught.value.code == "RUNTIME_ARTIFACT_TRACKED"
+    assert str(caught.value).startswith(f"{repo}: the repository tracks results.tsv, which rcs autoresearch writes")
+
+
+@pytest.mark.parametrize(
+    ("script", "missing"),
+    [
+        (b"#!/no/such/interpreter -x\nprint(1)\n", "/no/such/interpreter"),
+        (b"#!\n/no/such/interpreter\n", None),  # no interpreter named on the first line
+        (b"#! /no/such/other\n", "/no/such/other"),
+        (b"echo plain\n", None),
+    ],
+)
+def test_the_interpreter_a_script_names_on_its_first_line(tmp_path: Path, script: bytes, missing: str | None) -> None:
+    from runtime.autoresearch.worker import missing_interpreter
+
+    path = tmp_path / "agent"
+    path.write_bytes(script)
+    assert missing_interpreter(str(path)) == missing
+
+
+def test_an_interpreter_that_exists_is_not_missing(tmp_path: Path) -> None:
+    import sys
+
+    from runtime.autoresearch.worker import missing_interpreter
+
+    path = tmp_path / "agent"
+    path.write_bytes(f"#!{sys.executable}\n".encode())
+    assert missing_interpreter(str(path)) is None
+    assert missing_interpreter(str(tmp_path / "absent")) is None  # unreadable: exec will say so itself
