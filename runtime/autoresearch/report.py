@@ -57,8 +57,9 @@ def summary(entries: Sequence[LedgerEntry]) -> str:
         f"kept {number(e.kept_score)}; {sanitise(e.description) or '-'}"
         for e in entries[-C.LEDGER_SUMMARY_ENTRIES :]
     ]
-    while lines and sum(len(line) + 1 for line in lines) - 1 > C.LEDGER_SUMMARY_CHARS:  # the joined length
-        lines.pop(0)  # the oldest goes first
+    # The oldest goes first, but the newest stays (cut below if it alone is too long).
+    while len(lines) > 1 and sum(len(line) + 1 for line in lines) - 1 > C.LEDGER_SUMMARY_CHARS:
+        lines.pop(0)
     if lines and len(lines[-1]) > C.LEDGER_SUMMARY_CHARS:
         lines = [lines[-1][: C.LEDGER_SUMMARY_CHARS - 1] + "…"]
     return "\n".join(lines) if lines else M.no_history()

@@ -47,7 +47,7 @@ def missing_interpreter(path: str) -> str | None:
 
 
 def _names_sandbox(args: Sequence[str]) -> bool:
-    return any(a in C.CODEX_SANDBOX_FLAGS or a.split("=", 1)[0] in C.CODEX_SANDBOX_FLAGS for a in args)
+    return any(a.partition("=")[0] in C.CODEX_SANDBOX_FLAGS for a in args)  # "--flag" or "--flag=value"
 
 
 def argv(codex_args: Sequence[str]) -> list[str]:

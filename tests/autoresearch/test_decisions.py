@@ -74,6 +74,7 @@ def test_pass_only_keeps_any_pass(tmp_path: Path) -> None:
     # Each session is told the rule of the run's policy (the keep-policy table), not another's.
     told = (lab.only_run() / "iterations/0001/instructions.md").read_text()
     assert f"## Decision rule\n{C.KEEP_POLICY_RULES['pass_only']}\n" in told
+    assert told.endswith("\n") and not told.endswith("\n\n")  # one line break ends the file
     assert C.KEEP_POLICY_RULES["score_improvement"] not in told
 
 

@@ -495,3 +495,21 @@ def test_an_interpreter_that_exists_is_not_missing(tmp_path: Path) -> None:
     path.write_bytes(f"#!{sys.executable}\n".encode())
     assert missing_interpreter(str(path)) is None
     assert missing_interpreter(str(tmp_path / "absent")) is None  # unreadable: exec will say so itself
+
+
+def test_an_interpreter_that_is_not_an_executable_file_is_missing(tmp_path: Path) -> None:
+    from runtime.autoresearch.worker import missing_interpreter
+
+    plain = tmp_path / "plain"
+    plain.write_text("not executable\n")
+    plain.chmod(0o644)
+    for interpreter in (plain, tmp_path):  # a file without x, a directory (which has x)
+        path = tmp_path / "agent"
+        path.write_bytes(f"#!{interpreter}\n".encode())
+        assert missing_interpreter(str(path)) == str(interpreter)
+
+
+def test_one_ledger_line_longer_than_the_summary_is_cut_with_an_ellipsis() -> None:
+    summary = report.summary([_entry(1, "x" * (2 * C.LEDGER_SUMMARY_CHARS))])
+    assert len(summary) == C.LEDGER_SUMMARY_CHARS and summary.endswith("x…")
+    assert summary.startswith("- iteration 1: discard (pass=false); score 1.0, kept -; xxx")
