@@ -91,7 +91,7 @@ def source_id(tool: str, locator: str, content: str) -> str:
 
 def query_digest(query: str) -> str:
     """SHA-256 of a query's UTF-8: what telemetry records instead of the query."""
-    return hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(query.encode("utf-8")).hexdigest()  # a validated request holds no lone surrogate
 
 
 @dataclass
