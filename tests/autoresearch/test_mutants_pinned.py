@@ -15,7 +15,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -381,25 +383,31 @@ while True:
 """
 
 
-def test_probing_whether_a_lock_owner_lives_sends_it_no_signal(tmp_path: Path) -> None:
-    import socket
-
-    from runtime.autoresearch import lock
-
+def _signals_seen_while(tmp_path: Path, probe: Callable[[int], bool], **popen: Any) -> str:
+    """Start the signal logger, check ``probe(its pid)`` holds while it runs, end it with SIGUSR1,
+    and return everything it logged (a signal the probe sent would show as "got N")."""
     out = tmp_path / "signals.out"
     with out.open("w") as sink:
-        child = subprocess.Popen([sys.executable, "-c", _SIGNAL_LOG], stdout=sink)
+        child = subprocess.Popen([sys.executable, "-c", _SIGNAL_LOG], stdout=sink, **popen)
     try:
         _content(out)  # its handlers are in place
-        assert lock.alive(child.pid, socket.gethostname())
+        assert probe(child.pid)
         child.send_signal(signal.SIGUSR1)
         assert child.wait(timeout=60) == 0
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
-    assert out.read_text() == "ready\ndone\n"
-    assert not lock.alive(child.pid, socket.gethostname())  # reaped: no such process
+    assert not probe(child.pid)  # reaped: no such process
+    return out.read_text()
+
+
+def test_probing_whether_a_lock_owner_lives_sends_it_no_signal(tmp_path: Path) -> None:
+    import socket
+
+    from runtime.autoresearch import lock
+
+    assert _signals_seen_while(tmp_path, lambda pid: lock.alive(pid, socket.gethostname())) == "ready\ndone\n"
 
 
 def test_a_lock_that_keeps_changing_is_read_twice_then_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -696,17 +704,6 @@ def test_rcs_options_after_the_mission_directory_are_refused_not_passed_to_codex
 def test_asking_whether_a_group_is_left_sends_it_no_signal(tmp_path: Path) -> None:
     from runtime.autoresearch import processes
 
-    out = tmp_path / "signals.out"
-    with out.open("w") as sink:
-        child = subprocess.Popen([sys.executable, "-c", _SIGNAL_LOG], stdout=sink, start_new_session=True)
-    try:
-        _content(out)  # its handlers are in place
-        assert processes.group_alive(child.pid)  # a new session: its pid is its group's id
-        child.send_signal(signal.SIGUSR1)
-        assert child.wait(timeout=60) == 0
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert out.read_text() == "ready\ndone\n"
-    assert not processes.group_alive(child.pid)
+    # a new session: its pid is its group's id
+    seen = _signals_seen_while(tmp_path, processes.group_alive, start_new_session=True)
+    assert seen == "ready\ndone\n"
