@@ -882,7 +882,8 @@ def cached_lines(source: str) -> set[int]:
 
 @functools.cache
 def _cached_lines_of(path: str) -> frozenset[int]:
-    return frozenset(cached_lines((ROOT / path).read_text(encoding="utf-8")))
+    source = ROOT / path
+    return frozenset(cached_lines(source.read_text(encoding="utf-8"))) if source.is_file() else frozenset()
 
 
 def select_tests(mutant: Mutant, coverage: Coverage) -> list[str]:
