@@ -97,9 +97,9 @@ from _common import (
 sys.path.insert(0, str(ROOT))
 
 try:
-    import bm25s  # type: ignore[import-untyped]
+    import bm25s
     import numpy as np
-    import rank_bm25  # type: ignore[import-untyped]
+    import rank_bm25
     from bm25s import scoring as bm25s_scoring
 except ImportError as exc:  # the comparison tools are not project dependencies
     print(
