@@ -590,8 +590,54 @@ class Coverage:
     failing: set[str]
     shared: dict[str, list[str]] = field(default_factory=dict)  # test -> module/class-scoped fixtures
 
+    importers: dict[str, list[str]] = field(default_factory=dict)  # path -> modules importing it
+
     def tests_of_file(self, path: str) -> set[str]:
         return {test for tests in self.lines.get(path, {}).values() for test in tests}
+
+
+IMPORT_ROOTS = ("runtime", "safeio", "codegen")
+
+
+def module_name(path: str) -> str:
+    """``runtime/phase1/index.py`` -> ``runtime.phase1.index``; a package's ``__init__`` is the package."""
+    parts = path.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: str, source: str) -> set[str]:
+    """Every module ``source`` names in an import, relative ones resolved, ``from P import m``
+    giving both ``P`` and ``P.m`` (``m`` may be a module or a name; only real modules match later)."""
+    package = module_name(path).split(".")
+    if not path.endswith("__init__.py"):
+        package = package[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def importers_of(paths: Sequence[str], root: Path) -> dict[str, list[str]]:
+    """For each of ``paths``, the modules of runtime/, safeio/ and codegen/ that import it directly.
+
+    Their tests are the ones a mutant of an import-time line (a constant) must run: the value is
+    read where it is imported, and the module itself may have no line a test runs."""
+    wanted = {module_name(p): p for p in paths}
+    found: dict[str, list[str]] = {p: [] for p in paths}
+    for part in IMPORT_ROOTS:
+        for file in sorted((root / part).rglob("*.py")):
+            relative = file.relative_to(root).as_posix()
+            for module in imported_modules(relative, file.read_text(encoding="utf-8")):
+                target = wanted.get(module)
+                if target is not None and target != relative and relative not in found[target]:
+                    found[target].append(relative)
+    return found
 
 
 CACHE_DIR = ROOT / ".mutation-cache"
@@ -611,14 +657,18 @@ def coverage_key(paths: Sequence[str], test_dirs: Sequence[str]) -> str:
 
 def cached_coverage(workspace: Workspace, paths: Sequence[str], test_dirs: Sequence[str]) -> Coverage:
     """The coverage of an earlier run over the very same files (``.mutation-cache/``), or a new run."""
-    cache = CACHE_DIR / f"coverage-{coverage_key(paths, test_dirs)}.json"
+    importers = importers_of(paths, ROOT)
+    # The importers are traced too: their tests are selected by mutants of import-time lines.
+    traced = list(dict.fromkeys([*paths, *(i for p in paths for i in importers[p])]))
+    cache = CACHE_DIR / f"coverage-{coverage_key(traced, test_dirs)}.json"
     if cache.exists():
         data = json.loads(cache.read_text())
         print(f"coverage: reused {cache.name} ({len(data['durations'])} tests)", flush=True)
         lines = {f: {int(n): set(t) for n, t in by.items()} for f, by in data["lines"].items()}
         imports = {f: set(ns) for f, ns in data["imports"].items()}
-        return Coverage(lines, imports, data["durations"], set(data["failing"]), data["shared"])
-    coverage = workspace.collect_coverage(paths, test_dirs)
+        return Coverage(lines, imports, data["durations"], set(data["failing"]), data["shared"], importers)
+    coverage = workspace.collect_coverage(traced, test_dirs)
+    coverage.importers = importers
     CACHE_DIR.mkdir(exist_ok=True)
     record = {
         "lines": {f: {str(n): sorted(t) for n, t in by.items()} for f, by in coverage.lines.items()},
@@ -897,8 +947,11 @@ def select_tests(mutant: Mutant, coverage: Coverage) -> list[str]:
     # A line run at import time is credited to a test only when a child process imported the
     # module during it; in-process tests imported it before any test began. So such a line
     # selects every test that runs any line of the module, not only those children's tests.
+    # Its value is read where it is imported, so the tests of the importing modules run too.
     if lines & (coverage.import_lines.get(mutant.path, set()) | _cached_lines_of(mutant.path)):
         chosen |= coverage.tests_of_file(mutant.path)
+        for importer in coverage.importers.get(mutant.path, ()):
+            chosen |= coverage.tests_of_file(importer)
     # A module-scoped fixture runs once, inside the first test that asks for it, so its lines are
     # that test's; the tests that only assert on what it produced ran none. They all run.
     fixtures = {f for test in chosen for f in coverage.shared.get(test, ())}

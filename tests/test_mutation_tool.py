@@ -282,3 +282,33 @@ def test_lines_of_cached_functions_count_as_run_once() -> None:
         "        return 4\n"
     )
     assert mutation.cached_lines(source) == {4, 5, 7, 8, 13, 14}
+
+
+def test_a_constant_s_mutant_runs_the_tests_of_the_modules_that_import_it(tmp_path: Path) -> None:
+    package = tmp_path / "runtime" / "sub"
+    package.mkdir(parents=True)
+    (tmp_path / "runtime" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "runtime" / "codes.py").write_text("OK, BAD = 0, 1\n", encoding="utf-8")
+    (tmp_path / "runtime" / "cli.py").write_text("from runtime.codes import OK\n", encoding="utf-8")
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "command.py").write_text("from ..codes import BAD\n", encoding="utf-8")
+    (package / "whole.py").write_text("from runtime import codes\n", encoding="utf-8")
+    (package / "other.py").write_text("from runtime import cli\nimport runtime.sub.command\n", encoding="utf-8")
+    found = mutation.importers_of(["runtime/codes.py", "runtime/sub/command.py"], tmp_path)
+    assert found == {
+        "runtime/codes.py": ["runtime/cli.py", "runtime/sub/command.py", "runtime/sub/whole.py"],
+        "runtime/sub/command.py": ["runtime/sub/other.py"],
+    }
+    (bad,) = [m for m in mutation.mutants_of("runtime/codes.py", "OK, BAD = 0, 1\n") if m.original == "1"]
+    coverage = mutation.Coverage(
+        lines={
+            "runtime/codes.py": {},  # a constant module: no line runs inside a test
+            "runtime/sub/command.py": {3: {"tests/c.py::usage"}},
+            "runtime/other.py": {9: {"tests/o.py::unrelated"}},
+        },
+        import_lines={"runtime/codes.py": {1}},
+        durations={"tests/c.py::usage": 0.5},
+        failing=set(),
+        importers=found,
+    )
+    assert mutation.select_tests(bad, coverage) == ["tests/c.py::usage"]
