@@ -29,7 +29,7 @@ from runtime.research.injection import (
 )
 
 HERE = Path(__file__).parent
-TUNING = ["injection_corpus.yaml", "injection_corpus2.yaml"]
+TUNING = ["injection_corpus.yaml", "injection_corpus2.yaml", "injection_corpus3.yaml"]
 HELD_OUT = "injection_holdout2.yaml"
 CORPORA = [*TUNING, HELD_OUT]
 
