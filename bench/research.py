@@ -70,6 +70,7 @@ CORPORA = (
     "injection_corpus3.yaml",
     "injection_holdout2.yaml",
     "injection_holdout3.yaml",
+    "injection_holdout4.yaml",
 )
 
 

@@ -30,8 +30,8 @@ from runtime.research.injection import (
 
 HERE = Path(__file__).parent
 TUNING = ["injection_corpus.yaml", "injection_corpus2.yaml", "injection_corpus3.yaml"]
-HELD_OUT = "injection_holdout2.yaml"
-CORPORA = [*TUNING, HELD_OUT]
+HELD_OUT = ["injection_holdout2.yaml", "injection_holdout4.yaml"]
+CORPORA = [*TUNING, *HELD_OUT]
 
 
 def entries(name: str) -> list[dict[str, Any]]:
