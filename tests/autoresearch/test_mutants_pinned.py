@@ -217,6 +217,19 @@ def test_excludes_are_appended_after_one_blank_line_to_a_file_made_as_644(tmp_pa
     assert path.read_text() == expected + block
 
 
+def test_the_whole_run_state_folder_is_hidden_from_git_not_only_the_logs(tmp_path: Path) -> None:
+    # R-AR-8: the state file (the lock) and the logs share one top folder; excluding only the
+    # logs would leave the lock an untracked file in the user's repository, which `git add -A`
+    # commits.
+    repo = make_repo(tmp_path)
+    lane.write_excludes(repo)
+    for relative in (C.STATE_FILE, f"{C.LOGS_DIR}/run-1/manifest.json", *C.RUNTIME_ARTIFACTS):
+        path = repo / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}\n")
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
 # --- only the first signal interrupts a launch or resume (R-AR-2, R-AR-6) ------------------------------
 
 
