@@ -626,6 +626,43 @@ def test_a_resumed_run_points_the_lock_at_its_manifest(lab: Lab) -> None:
     assert not lab.lock().exists()
 
 
+def _replace_with_link(folder: Path) -> Path:
+    """Move ``folder`` aside and put a symbolic link to it in its place; returns the link."""
+    moved = folder.with_name(folder.name + ".elsewhere")
+    folder.rename(moved)
+    folder.symlink_to(moved, target_is_directory=True)
+    return folder
+
+
+@pytest.mark.parametrize("which", ["run", "logs"])
+def test_resume_refuses_a_run_directory_reached_through_a_link(lab: Lab, which: str) -> None:
+    # SPEC 11.1: a run folder (or a folder above it) swapped for a link would send the resumed
+    # run's reads and writes elsewhere, though the manifest it reaches is intact.
+    run_id = _paused_run(lab)
+    run_dir = lab.only_run()
+    link = _replace_with_link(run_dir if which == "run" else run_dir.parent)
+    with pytest.raises(ResumeError) as caught:
+        supervisor.load(lab.repo, run_id)
+    assert caught.value.code == "RUN_DIR_REPLACED"
+    assert str(caught.value) == (
+        f"the run directory {run_dir} is no longer the one rcs made: {link} is a symbolic link; "
+        "rcs reads and writes nothing through it"
+    )
+
+
+def test_a_run_directory_swapped_for_a_link_mid_run_is_refused_at_the_next_use(lab: Lab) -> None:
+    run_id = _paused_run(lab)
+    run = supervisor.resume(lab.repo, run_id, [], lambda line: None)
+    try:
+        run_dir = run.run_dir
+        _replace_with_link(run_dir)
+        with pytest.raises(ResumeError) as caught:
+            run.candidate_path  # noqa: B018 (the property is the check)
+        assert caught.value.code == "RUN_DIR_REPLACED" and caught.value.params["link"] == str(run_dir)
+    finally:
+        run.held.release()
+
+
 # --- the user's checkout is read, never written (SPEC 9.3) ------------------------------------------------
 
 

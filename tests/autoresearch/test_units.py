@@ -306,6 +306,16 @@ def test_atomic_writes_leave_nothing_half_done(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
 
 
+def test_a_model_file_is_two_space_json_with_raw_unicode_in_folders_made_on_the_way(tmp_path: Path) -> None:
+    target = tmp_path / "runs" / "run-1" / "iterations" / "ledger.json"  # three folders missing
+    files.write_model(target, _entry(3, "café ✓"))
+    text = target.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[1].startswith('  "') and not lines[1].startswith("   ")
+    assert '"description": "café ✓"' in text and text.endswith("}\n")
+    assert json.loads(text) == _entry(3, "café ✓").model_dump(mode="json", by_alias=True)
+
+
 def test_lock_is_exclusive_and_released_only_by_its_owner(tmp_path: Path) -> None:
     held = lock.acquire(tmp_path, "run-a", "m.json")
     with pytest.raises(LockError) as caught:
