@@ -152,7 +152,17 @@ def git_path(cwd: Path, name: str) -> Path:
 
 def changed_paths(cwd: Path, base: str, rev: str, under: str) -> list[str]:
     """Paths below ``under`` that differ between two commits."""
-    out = run(cwd, "diff", "--name-only", "-z", base, rev, "--", under)
+    out = run(
+        cwd,
+        "diff",
+        "--name-only",
+        # mutation: equivalent: git reads "-zX" as -z and -X (a dirstat), which --name-only overrides
+        "-z",
+        base,
+        rev,
+        "--",
+        under,
+    )
     return [p for p in out.split("\0") if p]
 
 

@@ -471,6 +471,20 @@ def test_a_leader_that_exits_leaving_a_grandchild_is_not_given_the_grace_and_the
     _gone(int(pid_file.read_text()))
 
 
+def test_what_is_left_of_a_group_after_its_leader_exits_gets_no_grace_even_when_it_ignores_sigterm(
+    tmp_path: Path,
+) -> None:
+    # A grandchild deaf to SIGTERM that would write a file half a second later: killed at once
+    # (SIGKILL right after SIGTERM), it never writes it. Given a grace, run_group would return only
+    # once the group is gone, so after the write: no waiting is needed to see the difference.
+    ready, late = tmp_path / "ready", tmp_path / "late"
+    # The leader exits only once the grandchild ignores SIGTERM (else the signal could come first).
+    script = f"(trap '' TERM; : > {ready}; sleep 0.5; echo survived > {late}) & until [ -e {ready} ]; do :; done"
+    outcome = _run_in(tmp_path, ["sh", "-c", script], grace=30)
+    assert (outcome.exit_code, outcome.timed_out) == (0, False)
+    assert not late.exists()
+
+
 def test_a_frontmatter_error_without_a_place_ends_with_the_error() -> None:
     from generated.autoresearch.errors import MissionError
 
