@@ -68,7 +68,7 @@ def _fit(text: str, start: int, end: int, cap: int) -> list[tuple[int, int]]:
         else:
             spans.append((start, cut))
             start = cut + 1
-        while start < end and text[start] == " ":
+        while text.startswith(" ", start, end):  # the spaces after a cut, never past the span's end
             start += 1
     if end > start:
         spans.append((start, end))
