@@ -183,9 +183,10 @@ def run_group(
     finally:
         if group_alive(pgid):
             kill_group(pgid, 0)  # grandchildren never outlive their iteration
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        # A leader that left its group (setsid) is not reached by kill_group; kill() does nothing
+        # to one that has ended (Popen checks first), and wait() reaps it either way.
+        process.kill()
+        process.wait()
         signals.child_group = None
     code = process.returncode
     return Outcome(None if timed_out or code < 0 else code, timed_out, time.monotonic() - begin)
