@@ -55,6 +55,46 @@ def test_two_launches_in_the_same_second_get_distinct_lanes(lab: Lab, monkeypatc
     assert first.worktree != second.worktree and first.manifest.branch != second.manifest.branch
 
 
+def test_a_launch_whose_artifacts_git_would_see_is_undone(lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    # R-AR-8: launch proves results.tsv and run.log invisible to `git status` before the run
+    # exists; with the exclude file left unwritten, it fails and removes the lane it made.
+    from generated.autoresearch.errors import GitError
+    from runtime.autoresearch import lane
+
+    monkeypatch.setenv("RCS_CODEX_BIN", str(FAKE))
+    for key, value in IDENTITY.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(lane, "write_excludes", lambda worktree: worktree)
+    mission = missions.load(str(lab.repo / "mission"))
+    with pytest.raises(GitError) as info:
+        supervisor.launch(mission, [], lambda line: None)
+    assert str(info.value) == "git status failed (0): runtime artifacts not excluded: results.tsv"
+    assert _branches(lab.repo) == [] and len(_worktrees(lab.repo)) == 1 and not lab.lock().exists()
+
+
+def test_a_disk_failure_after_a_signal_exits_as_the_signal_and_names_the_resume(lab: Lab) -> None:
+    # The supervisor loop failing (git or the disk) while a SIGTERM was being handled: the exit
+    # status is the signal's (128 + 15), not a usage error, and the run stays resumable.
+    code = (
+        "import io, signal, sys\n"
+        "from runtime.autoresearch import command, supervisor\n"
+        "def failing(run, max_iterations):\n"
+        "    run.signals.received = signal.SIGTERM\n"
+        "    raise OSError('No space left on device')\n"
+        "supervisor.supervise = failing\n"
+        "err = io.StringIO()\n"
+        "status = command.run('mission', None, [], 1, io.StringIO(), err)\n"
+        "sys.stderr.write(err.getvalue())\n"
+        "sys.exit(status)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=lab.repo, env=lab.environment(), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 128 + 15, done.stderr
+    assert "No space left on device" in done.stderr
+    assert f"continue with: rcs autoresearch --resume {lab.manifest()['run_id']}" in done.stderr
+
+
 def test_live_lock_rejects_a_launch_and_creates_nothing(lab: Lab) -> None:
     lock.acquire(lab.repo, "other-run", ".rcs/logs/autoresearch/other-run/manifest.json")  # held by this pytest
     done = lab.rcs("mission")

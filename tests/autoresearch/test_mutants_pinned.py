@@ -493,6 +493,16 @@ def test_a_frontmatter_error_without_a_place_ends_with_the_error() -> None:
     assert str(info.value) == 's.md: invalid sandbox frontmatter: ["a"] is not of type "object"'
 
 
+@pytest.mark.parametrize("depth", [400, 5000, 100_000])
+def test_deeply_nested_frontmatter_is_refused_by_the_yaml_reader_with_its_line(depth: int) -> None:
+    from generated.autoresearch.errors import MissionError
+
+    text = "---\nevaluator: " + "[" * depth + "]" * depth + "\n---\n"
+    with pytest.raises(MissionError) as info:
+        mission.frontmatter(text, Path("s.md"))
+    assert str(info.value) == "s.md: invalid sandbox frontmatter: line 2: nested too deeply"
+
+
 def test_a_mission_at_the_repository_root_is_the_directory_dot(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     for name in (C.MISSION_FILE, C.SANDBOX_FILE):

@@ -523,3 +523,27 @@ def test_one_ledger_line_longer_than_the_summary_is_cut_with_an_ellipsis() -> No
     summary = report.summary([_entry(1, "x" * (2 * C.LEDGER_SUMMARY_CHARS))])
     assert len(summary) == C.LEDGER_SUMMARY_CHARS and summary.endswith("x…")
     assert summary.startswith("- iteration 1: discard (pass=false); score 1.0, kept -; xxx")
+
+
+def test_an_entry_without_a_description_shows_a_dash_in_the_summary() -> None:
+    assert report.summary([_entry(4, "")]).endswith("; -")
+    assert report.summary([_entry(4, " \t ")]).endswith("; -")  # nothing left once sanitised
+
+
+def test_building_a_model_from_a_value_json_cannot_hold_says_which_type() -> None:
+    with pytest.raises(TypeError) as info:
+        files.build(LedgerEntry, {"iteration": {1, 2}})
+    assert str(info.value) == "not JSON: set"
+
+
+def test_a_worker_binary_that_is_nowhere_is_named_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from runtime.autoresearch import worker
+
+    missing = str(tmp_path / "no-such-codex")
+    monkeypatch.setenv(C.CODEX_BINARY_ENV, missing)
+    with pytest.raises(AutoresearchError) as info:
+        worker.binary()
+    assert str(info.value) == (
+        f"cannot start the worker {missing}: not found or not executable "
+        "(install Codex, or name the binary in RCS_CODEX_BIN)"
+    )
