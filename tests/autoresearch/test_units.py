@@ -536,7 +536,9 @@ def test_building_a_model_from_a_value_json_cannot_hold_says_which_type() -> Non
     assert str(info.value) == "not JSON: set"
 
 
-def test_a_worker_binary_that_is_nowhere_is_named_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_binary_that_is_nowhere_is_named_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from runtime.autoresearch import worker
 
     missing = str(tmp_path / "no-such-codex")
