@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
-import functools
 import hashlib
 import io
 import json
@@ -591,6 +590,7 @@ class Coverage:
     shared: dict[str, list[str]] = field(default_factory=dict)  # test -> module/class-scoped fixtures
 
     importers: dict[str, list[str]] = field(default_factory=dict)  # path -> modules importing it
+    once: dict[str, set[int]] = field(default_factory=dict)  # path -> lines one process runs once
 
     def tests_of_file(self, path: str) -> set[str]:
         return {test for tests in self.lines.get(path, {}).values() for test in tests}
@@ -666,9 +666,10 @@ def cached_coverage(workspace: Workspace, paths: Sequence[str], test_dirs: Seque
         print(f"coverage: reused {cache.name} ({len(data['durations'])} tests)", flush=True)
         lines = {f: {int(n): set(t) for n, t in by.items()} for f, by in data["lines"].items()}
         imports = {f: set(ns) for f, ns in data["imports"].items()}
-        return Coverage(lines, imports, data["durations"], set(data["failing"]), data["shared"], importers)
+        once = once_lines(paths, ROOT)
+        return Coverage(lines, imports, data["durations"], set(data["failing"]), data["shared"], importers, once)
     coverage = workspace.collect_coverage(traced, test_dirs)
-    coverage.importers = importers
+    coverage.importers, coverage.once = importers, once_lines(paths, ROOT)
     CACHE_DIR.mkdir(exist_ok=True)
     record = {
         "lines": {f: {str(n): sorted(t) for n, t in by.items()} for f, by in coverage.lines.items()},
@@ -930,10 +931,49 @@ def cached_lines(source: str) -> set[int]:
     return found
 
 
-@functools.cache
-def _cached_lines_of(path: str) -> frozenset[int]:
-    source = ROOT / path
-    return frozenset(cached_lines(source.read_text(encoding="utf-8"))) if source.is_file() else frozenset()
+def module_level_lines(source: str) -> set[int]:
+    """The lines that run when the module is imported: its top-level statements and class bodies,
+    with the decorators and defaults of its functions, but not the functions' bodies.
+
+    In-process, a module is imported once, inside whichever test imported it first (or before any
+    test): what those lines compute (a constant, a compiled table) is credited to that test alone.
+    """
+    found: set[int] = set()
+
+    def add(part: ast.expr | ast.stmt | ast.keyword | None) -> None:
+        if part is not None:
+            found.update(range(part.lineno, (part.end_lineno or part.lineno) + 1))
+
+    def visit(statements: list[ast.stmt]) -> None:
+        for node in statements:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for expression in [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]:
+                    add(expression)
+                found.add(node.lineno)
+            elif isinstance(node, ast.ClassDef):
+                for expression in [*node.decorator_list, *node.bases]:
+                    add(expression)
+                for keyword in node.keywords:
+                    add(keyword)
+                found.add(node.lineno)
+                visit(node.body)
+            else:
+                add(node)
+
+    visit(ast.parse(source).body)
+    return found
+
+
+def once_lines(paths: Sequence[str], root: Path) -> dict[str, set[int]]:
+    """For each of ``paths`` (a file under ``root``), the lines one process runs once: at import
+    time, or in a function whose result is cached."""
+    found: dict[str, set[int]] = {}
+    for path in paths:
+        source = root / path
+        if source.is_file():
+            text = source.read_text(encoding="utf-8")
+            found[path] = cached_lines(text) | module_level_lines(text)
+    return found
 
 
 def select_tests(mutant: Mutant, coverage: Coverage) -> list[str]:
@@ -945,10 +985,11 @@ def select_tests(mutant: Mutant, coverage: Coverage) -> list[str]:
     for line in lines:
         chosen.update(by_line.get(line, ()))
     # A line run at import time is credited to a test only when a child process imported the
-    # module during it; in-process tests imported it before any test began. So such a line
-    # selects every test that runs any line of the module, not only those children's tests.
+    # module during it, or to the one in-process test that imported it first (found from the
+    # source: the module-level lines). So such a line selects every test that runs any line of
+    # the module, not only those.
     # Its value is read where it is imported, so the tests of the importing modules run too.
-    if lines & (coverage.import_lines.get(mutant.path, set()) | _cached_lines_of(mutant.path)):
+    if lines & (coverage.import_lines.get(mutant.path, set()) | coverage.once.get(mutant.path, set())):
         chosen |= coverage.tests_of_file(mutant.path)
         for importer in coverage.importers.get(mutant.path, ()):
             chosen |= coverage.tests_of_file(importer)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.util
 import os
 import signal
@@ -312,3 +313,37 @@ def test_a_constant_s_mutant_runs_the_tests_of_the_modules_that_import_it(tmp_pa
         importers=found,
     )
     assert mutation.select_tests(bad, coverage) == ["tests/c.py::usage"]
+
+
+def test_module_level_lines_are_the_import_time_ones() -> None:
+    source = (
+        "import re\n"  # 1
+        "KIND = 'a/b'\n"  # 2
+        "@decorate(3)\n"  # 3
+        "def f(x=LIMIT):\n"  # 4
+        "    return x\n"  # 5
+        "class K(Base):\n"  # 6
+        "    NAME = 'k'\n"  # 7
+        "    def m(self):\n"  # 8
+        "        return 1\n"  # 9
+        "TABLE = {\n"  # 10
+        "    'x': 1,\n"  # 11
+        "}\n"  # 12
+    )
+    assert mutation.module_level_lines(source) == {1, 2, 3, 4, 6, 7, 8, 10, 11, 12}
+
+
+def test_a_constant_of_a_module_first_imported_inside_one_test_runs_every_test_of_the_module() -> None:
+    # runtime/collect.py is imported lazily: in-process, its constants were credited to the one
+    # test that imported it first, and run K's mutant of POLICY_KIND ran none of the tests using it.
+    source = "KIND = 'evidence/claim_policy'\n\n\ndef kind():\n    return KIND\n"
+    (constant,) = [m for m in mutation.mutants_of("m.py", source) if m.line == 1]
+    coverage = mutation.Coverage(
+        lines={"m.py": {1: {"tests/t.py::first"}, 5: {"tests/t.py::first", "tests/t.py::uses_it"}}},
+        import_lines={},
+        durations={"tests/t.py::first": 0.2, "tests/t.py::uses_it": 0.1},
+        failing=set(),
+        once={"m.py": mutation.module_level_lines(source)},
+    )
+    assert mutation.select_tests(constant, coverage) == ["tests/t.py::uses_it", "tests/t.py::first"]
+    assert mutation.select_tests(constant, dataclasses.replace(coverage, once={})) == ["tests/t.py::first"]
