@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import os
@@ -63,6 +64,15 @@ def test_an_oversize_input_names_the_cap(tmp_path: Path) -> None:
     ran = rcs("odr", "run", "rounds.jsonl", "--config", "config.json", cwd=tmp_path)
     assert ran.status == 2
     assert f"larger than {cap} bytes, the cap for odr_config (schemas/cli/limits.yaml)" in ran.stderr
+
+
+def test_a_path_the_system_cannot_even_look_at_is_named_with_the_system_s_reason(tmp_path: Path) -> None:
+    # A name longer than the file system allows cannot be stat'ed: its problem is the OS's own
+    # words, not a guess at what kind of file it might be.
+    name = "x" * (os.pathconf(tmp_path, "PC_NAME_MAX") + 1)
+    ran = rcs("validate", name, cwd=tmp_path)
+    assert ran.status == 2
+    assert f"rcs validate: {name}: cannot read: {os.strerror(errno.ENAMETOOLONG)}" in ran.stderr, ran.stderr
 
 
 def test_a_walk_lists_everything_it_could_not_check(tmp_path: Path) -> None:
@@ -279,3 +289,23 @@ def test_codegen_reports_a_fifo_among_its_inputs(tmp_path: Path) -> None:
     ran = rcs("codegen", "--root", ".", cwd=tmp_path, guard=20)
     assert ran.status == 1
     assert "schemas/odr/extra.schema.json:0: cannot read: not a regular file (a FIFO)" in ran.stderr
+
+
+def test_a_jsonl_file_is_read_line_by_line_whatever_its_first_line_holds(tmp_path: Path) -> None:
+    # The suffix decides: JSON Lines whose records are not objects are each a violation on their line.
+    (tmp_path / "two.jsonl").write_text("[1]\n[2]\n")
+    ran = rcs("validate", "--kind", "research/telemetry", "two.jsonl", cwd=tmp_path)
+    assert ran.status == 1
+    assert ran.stdout.splitlines()[:2] == [
+        'two.jsonl: SchemaViolationError: [1] is not of type "object" (at line 1: $)',
+        'two.jsonl: SchemaViolationError: [2] is not of type "object" (at line 2: $)',
+    ]
+
+
+def test_one_json_object_on_one_line_is_a_document_not_json_lines(tmp_path: Path) -> None:
+    # A one-line .json file with its final newline has no second line: it is a document, and its
+    # errors carry no line number.
+    (tmp_path / "one.json").write_text('{"run_id": 1}\n')
+    ran = rcs("validate", "--kind", "research/telemetry", "one.json", cwd=tmp_path)
+    assert ran.status == 1
+    assert "one.json: SchemaViolationError: Property 'run_id' is not allowed by the schema (at $.run_id)" in ran.stdout
