@@ -53,3 +53,21 @@ def test_error_locations_drop_pydantic_branch_names() -> None:
     assert data_path(value, ("items", 0, "x", 1, "function-after[_integral(), int]")) == ("items", 0, "x", 1)
     assert data_path(value, ("items", "dict[str,any]", 0, "x")) == ("items", 0, "x")
     assert data_path(value, ("nope",)) == ()
+
+
+def test_an_interrupt_inside_a_command_run_in_process_is_status_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    from runtime import cli
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_validate", interrupted)
+    assert cli.main(["validate", "anything.json"]) == 128 + signal.SIGINT
+
+
+def test_sigterm_ends_a_command_with_status_143() -> None:
+    from runtime import cli
+
+    with pytest.raises(SystemExit) as info:
+        cli._terminate(signal.SIGTERM, None)
+    assert info.value.code == 128 + signal.SIGTERM
