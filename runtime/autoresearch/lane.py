@@ -174,6 +174,8 @@ def reset(worktree: Path, branch: str, kept: str) -> None:
             if target.is_dir() and not target.is_symlink():
                 _rmtree(target)
             else:
+                # mutation: equivalent: git status just listed the file and, with untracked files
+                # listed one by one, no folder removed before it held it: only a race could remove it
                 target.unlink(missing_ok=True)
         git.run(worktree, *_clean_args())
 

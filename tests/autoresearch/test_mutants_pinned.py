@@ -42,6 +42,32 @@ def _lane(tmp_path: Path, repo: Path) -> tuple[Path, str]:
     return worktree, kept
 
 
+def test_reset_removes_what_git_clean_could_not_path_by_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As root no permission stops `git clean`, so its failure (an unwritable folder, for others) is
+    # simulated: the first clean fails, and reset removes the untracked files and the nested
+    # repository git reports itself, then cleans again.
+    repo = make_repo(tmp_path)
+    worktree, kept = _lane(tmp_path, repo)
+    (worktree / "junk.txt").write_text("x\n")
+    (worktree / "deep/er").mkdir(parents=True)
+    (worktree / "deep/er/file.bin").write_bytes(b"\0")
+    git(worktree, "init", "-q", "nested")
+    (worktree / "nested/inside.txt").write_text("y\n")
+    real, failed = git_calls.run, []
+
+    def run(cwd: Path, *args: str, **kwargs: Any) -> str:
+        if args[:1] == ("clean",) and not failed:
+            failed.append(args)
+            raise GitError("GIT_FAILED", "git clean failed (1): warning: could not remove", {}, ())
+        return real(cwd, *args, **kwargs)
+
+    monkeypatch.setattr(lane.git, "run", run)
+    lane.reset(worktree, BRANCH, kept)
+    assert failed and git_calls.dirty_paths(worktree) == []
+    assert not (worktree / "junk.txt").exists() and not (worktree / "deep").exists()
+    assert not (worktree / "nested").exists()
+
+
 def _submodule_lane(tmp_path: Path) -> tuple[Path, Path, str]:
     """A repository with a submodule ``lib``, and a lane in which that submodule is checked out."""
     source = tmp_path / "libsrc"
