@@ -7,11 +7,14 @@ off-by-one in runtime/research/session.py or adapter.py would change.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import runtime.research.adapter as adapter_module
 from generated.research.policy import CAPS, CONTENT_CHARS, METADATA_KEYS, METADATA_VALUE_CHARS, TITLE_CHARS, TOOL_COST
@@ -216,6 +219,16 @@ def test_the_source_id_is_the_sha256_of_the_compact_json_array() -> None:
     content = r.bundle.sources[0].content
     digest = hashlib.sha256(f'["docs","doc-001","{content}"]'.encode()).hexdigest()
     assert r.bundle.sources[0].source_id == digest
+
+
+# Any text a validated tool result can hold: no lone surrogate (refused before any id is made).
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
+
+
+@given(_TEXT, _TEXT, _TEXT)
+def test_the_source_id_is_json_s_own_compact_array_for_any_text(tool: str, locator: str, content: str) -> None:
+    canonical = json.dumps([tool, locator, content], ensure_ascii=False, separators=(",", ":"))
+    assert source_id(tool, locator, content) == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 # --- the rate window: a plan exactly at the per-minute cap runs (R-RS-3) ----------------------------
