@@ -68,6 +68,21 @@ def test_reset_removes_what_git_clean_could_not_path_by_path(tmp_path: Path, mon
     assert not (worktree / "nested").exists()
 
 
+def test_rmtree_s_error_handler_removes_a_file_a_folder_and_a_link_but_not_its_target(tmp_path: Path) -> None:
+    # lane._make_writable is what rmtree calls when it could not remove a path (an unwritable
+    # folder, for anyone but root): it makes the way writable and removes the path itself.
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "keep.txt").write_text("kept\n")
+    (tmp_path / "file.txt").write_text("x\n")
+    (tmp_path / "folder/inner").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(target, target_is_directory=True)
+    for name in ("file.txt", "folder", "link"):
+        lane._make_writable(os.unlink, str(tmp_path / name), None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["target"]
+    assert (target / "keep.txt").read_text() == "kept\n"
+
+
 def _submodule_lane(tmp_path: Path) -> tuple[Path, Path, str]:
     """A repository with a submodule ``lib``, and a lane in which that submodule is checked out."""
     source = tmp_path / "libsrc"
