@@ -38,7 +38,7 @@ def write_excludes(worktree: Path) -> Path:
         existing = []
     missing = [p for p in exclude_patterns() if p not in existing]
     if missing:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(exist_ok=True)  # info/ in a git folder that exists: git just named it
         # Appended without following a link or blocking on a FIFO put there since it was read.
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
         with os.fdopen(fd, "a", encoding="utf-8") as handle:
@@ -50,7 +50,7 @@ def write_excludes(worktree: Path) -> Path:
 
 def create(repo: Path, branch: str, worktree: Path, start: str) -> None:
     """Make the branch at ``start`` and check it out in a new worktree."""
-    worktree.parent.mkdir(parents=True, exist_ok=True)
+    worktree.parent.mkdir(exist_ok=True)  # the lanes folder beside the repository, whose parent exists
     git.run(repo, "worktree", "add", "--quiet", "-b", branch, str(worktree), start)
 
 
@@ -60,7 +60,14 @@ def remove(repo: Path, branch: str, worktree: Path) -> None:
         git.run(repo, "worktree", "remove", "--force", "--force", str(worktree), check=False)
         if worktree.is_dir():
             _rmtree(worktree)
-    git.run(repo, "worktree", "prune", check=False)
+    git.run(
+        repo,
+        "worktree",
+        "prune",
+        # mutation: equivalent: pruning never fails in a repository git has just run in; check=False
+        # only keeps an undo going whatever happens
+        check=False,
+    )
     git.run(repo, "branch", "-D", "--quiet", branch, check=False)
     parent = worktree.parent
     if parent.is_dir() and not any(parent.iterdir()):
@@ -80,7 +87,10 @@ def clear_index_lock(worktree: Path) -> None:
 def _snapshot(worktree: Path, head: str, message: str) -> str:
     """A commit of everything in the worktree (tracked, modified and untracked), parented on ``head``."""
     index = git.git_path(worktree, "index")
-    with tempfile.TemporaryDirectory(prefix="rcs-autoresearch-") as temp:
+    with tempfile.TemporaryDirectory(
+        # mutation: equivalent: a temporary folder's name is never read
+        prefix="rcs-autoresearch-",
+    ) as temp:
         temp_index = Path(temp) / "index"
         if index.exists():
             shutil.copyfile(index, temp_index)  # a copy, so only changed files are hashed again
