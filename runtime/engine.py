@@ -24,7 +24,8 @@ from generated._support import Location
 # Messages longer than this show the value as "value" instead of its JSON text (a whole object
 # under "not" or "type" would otherwise be printed back in full).
 MESSAGE_LIMIT = 200
-_NAMED = ("required", "additionalProperties", "unevaluatedProperties")
+# The keywords whose error names the properties it did not expect.
+_UNEXPECTED = ("additionalProperties", "unevaluatedProperties")
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def _record(error: jsonschema_rs.ValidationError, message: str) -> SchemaError:
     names: tuple[str, ...] = ()
     if kind.name == "required":
         names = (str(kind.as_dict()["property"]),)
-    elif kind.name in _NAMED:
+    elif kind.name in _UNEXPECTED:
         names = tuple(str(n) for n in kind.as_dict()["unexpected"])
     elif kind.name == "pattern":
         read = str(kind.as_dict()["pattern"])
