@@ -171,3 +171,14 @@ def test_kinds_holding_untyped_values_are_told_apart(kind: str, untyped: bool) -
     from runtime import kinds
 
     assert kinds.holds_untyped(kinds.resolve(kind)) is untyped
+
+
+def test_an_engine_error_is_immutable_data() -> None:
+    import dataclasses
+
+    from runtime.engine import SchemaError
+
+    error = SchemaError(("a",), "required", "'b' is a required property", ("b",), {})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        error.keyword = "type"  # type: ignore[misc]
+    assert error == SchemaError(("a",), "required", "'b' is a required property", ("b",), {})

@@ -822,3 +822,15 @@ def test_asking_whether_a_group_is_left_sends_it_no_signal(tmp_path: Path) -> No
     # a new session: its pid is its group's id
     seen = _signals_seen_while(tmp_path, processes.group_alive, start_new_session=True)
     assert seen == "ready\ndone\n"
+
+
+def test_signals_made_without_arguments_record_a_signal_and_raise_nothing() -> None:
+    # Only a launch or resume in progress asks for the raising mode; the default just records.
+    signals = Signals()
+    signals.install()
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler runs before kill returns (same thread)
+        assert signals.received == signal.SIGTERM and STOP_REQUESTED.is_set()
+    finally:
+        signals.restore()
+        STOP_REQUESTED.clear()
