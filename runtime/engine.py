@@ -100,6 +100,8 @@ def _order(value: Any, location: Location) -> tuple[int, ...]:
                 break
             key.append(list(current).index(part))
             current = current[part]
+        # mutation: equivalent: the engine's locations name only array items that exist; the guards
+        # only keep a malformed location from breaking the sort
         elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
             key.append(part)
             current = current[part]

@@ -100,7 +100,11 @@ class Run:
     def record(self, entry: LedgerEntry) -> None:
         """Append an entry: ledger, then results.tsv, then the manifest (R-AR-7)."""
         self.entries.append(entry)
-        entries = [e.model_dump(mode="json", by_alias=True) for e in self.entries]
+        entries = [
+            # mutation: equivalent: an entry holds JSON types only (its times are strings): both modes agree
+            e.model_dump(mode="json", by_alias=True)
+            for e in self.entries
+        ]
         ledger = files.build(IterationLedger, {"run_id": self.manifest.run_id, "entries": entries})
         files.write_model(self.run_dir / C.LEDGER_FILE, ledger)
         self.write_results()

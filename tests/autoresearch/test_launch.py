@@ -49,6 +49,8 @@ def test_two_launches_in_the_same_second_get_distinct_lanes(lab: Lab, monkeypatc
     mission = missions.load(str(lab.repo / "mission"))
     first = supervisor.launch(mission, [], lambda line: None)
     first.held.release()
+    # A new run has done no iteration yet (the baseline is iteration 0) and counts no no-op.
+    assert (first.manifest.iterations_done, first.manifest.consecutive_noops) == (-1, 0)
     second = supervisor.launch(mission, [], lambda line: None)
     second.held.release()
     assert (first.manifest.run_tag, second.manifest.run_tag) == ("20261122T030405Z", "20261122T030405Z-2")
