@@ -182,3 +182,11 @@ def test_an_engine_error_is_immutable_data() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         error.keyword = "type"  # type: ignore[misc]
     assert error == SchemaError(("a",), "required", "'b' is a required property", ("b",), {})
+
+
+def test_a_reference_outside_the_compiled_documents_is_refused_not_fetched() -> None:
+    from runtime.engine import _refuse
+
+    with pytest.raises(LookupError) as info:
+        _refuse("https://example.org/elsewhere.schema.json")
+    assert str(info.value) == "https://example.org/elsewhere.schema.json is not among the compiled schema documents"
