@@ -591,6 +591,7 @@ class Coverage:
 
     importers: dict[str, list[str]] = field(default_factory=dict)  # path -> modules importing it
     once: dict[str, set[int]] = field(default_factory=dict)  # path -> lines one process runs once
+    test_files: dict[str, list[str]] = field(default_factory=dict)  # path -> test files importing it
 
     def tests_of_file(self, path: str) -> set[str]:
         return {test for tests in self.lines.get(path, {}).values() for test in tests}
@@ -620,6 +621,21 @@ def imported_modules(path: str, source: str) -> set[str]:
             module = ".".join([*base, *(node.module.split(".") if node.module else [])])
             found.add(module)
             found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_files_importing(paths: Sequence[str], test_dirs: Sequence[str], root: Path) -> dict[str, list[str]]:
+    """For each of ``paths``, the test files under ``test_dirs`` that import it directly."""
+    wanted = {module_name(p): p for p in paths}
+    found: dict[str, list[str]] = {p: [] for p in paths}
+    for entry in test_dirs:
+        base = root / entry
+        for file in sorted([base] if base.is_file() else base.rglob("test_*.py")):
+            relative = file.relative_to(root).as_posix()
+            for module in imported_modules(relative, file.read_text(encoding="utf-8")):
+                target = wanted.get(module)
+                if target is not None and relative not in found[target]:
+                    found[target].append(relative)
     return found
 
 
@@ -666,10 +682,13 @@ def cached_coverage(workspace: Workspace, paths: Sequence[str], test_dirs: Seque
         print(f"coverage: reused {cache.name} ({len(data['durations'])} tests)", flush=True)
         lines = {f: {int(n): set(t) for n, t in by.items()} for f, by in data["lines"].items()}
         imports = {f: set(ns) for f, ns in data["imports"].items()}
-        once = once_lines(paths, ROOT)
-        return Coverage(lines, imports, data["durations"], set(data["failing"]), data["shared"], importers, once)
+        once, users = once_lines(paths, ROOT), test_files_importing(paths, test_dirs, ROOT)
+        return Coverage(
+            lines, imports, data["durations"], set(data["failing"]), data["shared"], importers, once, users
+        )
     coverage = workspace.collect_coverage(traced, test_dirs)
     coverage.importers, coverage.once = importers, once_lines(paths, ROOT)
+    coverage.test_files = test_files_importing(paths, test_dirs, ROOT)
     CACHE_DIR.mkdir(exist_ok=True)
     record = {
         "lines": {f: {str(n): sorted(t) for n, t in by.items()} for f, by in coverage.lines.items()},
@@ -993,6 +1012,10 @@ def select_tests(mutant: Mutant, coverage: Coverage) -> list[str]:
         chosen |= coverage.tests_of_file(mutant.path)
         for importer in coverage.importers.get(mutant.path, ()):
             chosen |= coverage.tests_of_file(importer)
+        # A test may use what the module defines (a frozen dataclass, say) without running any of
+        # its lines: the tests of every test file that imports it run too.
+        files = set(coverage.test_files.get(mutant.path, ()))
+        chosen |= {test for test in coverage.durations if test.split("::", 1)[0] in files}
     # A module-scoped fixture runs once, inside the first test that asks for it, so its lines are
     # that test's; the tests that only assert on what it produced ran none. They all run.
     fixtures = {f for test in chosen for f in coverage.shared.get(test, ())}

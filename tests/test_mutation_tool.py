@@ -347,3 +347,29 @@ def test_a_constant_of_a_module_first_imported_inside_one_test_runs_every_test_o
     )
     assert mutation.select_tests(constant, coverage) == ["tests/t.py::uses_it", "tests/t.py::first"]
     assert mutation.select_tests(constant, dataclasses.replace(coverage, once={})) == ["tests/t.py::first"]
+
+
+def test_a_test_file_that_imports_the_module_runs_for_its_import_time_lines(tmp_path: Path) -> None:
+    # A test may use a frozen dataclass of the module without running any of its lines (the
+    # generated __init__ has no line of the file): run K/P's `frozen=True` mutant ran none of them.
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_x():\n    from runtime.engine import Error\n")
+    (tmp_path / "tests" / "test_b.py").write_text("import json\n")
+    (tmp_path / "tests" / "test_c.py").write_text("from runtime import engine\n")
+    found = mutation.test_files_importing(["runtime/engine.py"], ["tests"], tmp_path)
+    assert found == {"runtime/engine.py": ["tests/test_a.py", "tests/test_c.py"]}
+    source = "from dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass Error:\n    code: str\n"
+    (frozen,) = [m for m in mutation.mutants_of("runtime/engine.py", source) if m.original == "True"]
+    coverage = mutation.Coverage(
+        lines={"runtime/engine.py": {4: {"tests/test_b.py::test_first"}}},
+        import_lines={},
+        durations={"tests/test_a.py::test_x": 0.1, "tests/test_b.py::test_first": 0.2, "tests/test_c.py::test_y": 0.3},
+        failing=set(),
+        once={"runtime/engine.py": mutation.module_level_lines(source)},
+        test_files=found,
+    )
+    assert mutation.select_tests(frozen, coverage) == [
+        "tests/test_a.py::test_x",
+        "tests/test_b.py::test_first",
+        "tests/test_c.py::test_y",
+    ]
