@@ -93,7 +93,10 @@ def _snapshot(worktree: Path, head: str, message: str) -> str:
     ) as temp:
         temp_index = Path(temp) / "index"
         if index.exists():
-            shutil.copyfile(index, temp_index)  # a copy, so only changed files are hashed again
+            # A copy, so only changed files are hashed again; copy2 keeps the index's mtime, which
+            # git's racy-entry check compares file times against: a fresh mtime would make a file
+            # rewritten in the same second as the checkout, same size, look unchanged.
+            shutil.copy2(index, temp_index)
         env = {"GIT_INDEX_FILE": str(temp_index)}
         try:
             git.run(worktree, "add", "--all", "--", ".", env=env)

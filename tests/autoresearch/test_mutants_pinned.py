@@ -192,6 +192,29 @@ def test_preserve_keeps_an_untracked_file_whose_name_starts_with_a_colon(tmp_pat
     assert lane.at_kept(worktree, BRANCH, kept)
 
 
+def test_preserve_keeps_a_same_size_edit_made_in_the_same_second_as_the_index(tmp_path: Path) -> None:
+    # CI caught this once by chance. The snapshot hashed with a copy of the worktree's index, and
+    # the copy had a fresh mtime, so git's racy-entry check (a file not older than its index is
+    # compared by content) was off: a same-size rewrite of score.txt in the second of the checkout,
+    # snapshotted a second later, looked unchanged. Made certain here, ten seconds back: the entry,
+    # the file and the index share one mtime, and ctime (which cannot be set) is not trusted.
+    repo = make_repo(tmp_path)
+    worktree, kept = _lane(tmp_path, repo)
+    git(worktree, "config", "core.trustctime", "false")
+    score = worktree / "score.txt"
+    then = time.time_ns() - 10_000_000_000
+    os.utime(score, ns=(then, then))
+    git(worktree, "update-index", "--refresh")  # the entry records the old mtime
+    score.write_text("7\n")  # same size as the committed "0\n"
+    os.utime(score, ns=(then, then))
+    os.utime(git_calls.git_path(worktree, "index"), ns=(then, then))
+
+    ref = lane.preserve(worktree, kept, "refs/rcs/autoresearch/run/iteration-1", "iteration 1 (discard)")
+
+    assert ref is not None
+    assert git(repo, "show", f"{ref}:score.txt") == "7\n"
+
+
 def test_the_path_by_path_fallback_keeps_a_file_whose_name_starts_with_a_colon(tmp_path: Path) -> None:
     # An embedded repository with no commit makes `git add --all -- .` fail, so each dirty path is
     # added on its own; ":draft.md" must be read as a file name there too, not as pathspec magic.
