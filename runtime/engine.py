@@ -131,11 +131,16 @@ def errors(uri: str, value: Any) -> list[SchemaError]:
         return []
     found = list(check.iter_errors(value))
     messages = [e.message for e in found]
-    if any(len(m) > MESSAGE_LIMIT for m in messages):
+    long = [i for i, m in enumerate(messages) if len(m) > MESSAGE_LIMIT]
+    if long:
         masked = [e.message for e in validator(uri, masked=True).iter_errors(value)]
         if len(masked) == len(found):
-            pairs = zip(messages, masked, strict=True)  # mutation: equivalent: the lengths were just compared
-            messages = [short if len(full) > MESSAGE_LIMIT else full for full, short in pairs]
-    records = [_record(e, m) for e, m in zip(found, messages, strict=True)]
-    # A missing property is placed after the members of its object; other errors where they occur.
-    return sorted(records, key=lambda r: _order(value, (*r.location, *r.names[:1])))
+            for i in long:
+                messages[i] = masked[i]
+    records = [_record(e, messages[i]) for i, e in enumerate(found)]
+    return sorted(records, key=lambda r: _order(value, _place(r)))
+
+
+def _place(record: SchemaError) -> Location:
+    """Where an error sorts: a missing property after its object's members, an unexpected one at it."""
+    return (*record.location, record.names[0]) if record.names else record.location

@@ -190,3 +190,72 @@ def test_a_reference_outside_the_compiled_documents_is_refused_not_fetched() -> 
     with pytest.raises(LookupError) as info:
         _refuse("https://example.org/elsewhere.schema.json")
     assert str(info.value) == "https://example.org/elsewhere.schema.json is not among the compiled schema documents"
+
+
+CLAIM_POLICY = "rcs:///schemas/evidence/claim_policy.schema.json"
+
+
+def _severity(citation_required: Any) -> dict[str, Any]:
+    return {"name": "a", "citation_required": citation_required}
+
+
+def test_a_message_over_the_limit_shows_value_and_one_at_the_limit_is_kept_whole() -> None:
+    from runtime import engine
+
+    # The type message is the value's JSON text plus 27 characters, so 173 and 174 characters of
+    # text give messages of exactly MESSAGE_LIMIT (200) and one more.
+    at, over = "x" * 173, "y" * 174
+    found = engine.errors(CLAIM_POLICY, {"severities": [_severity(at), _severity(over)]})
+
+    assert [e.message for e in found] == [f'"{at}" is not of type "boolean"', 'value is not of type "boolean"']
+    assert len(found[0].message) == engine.MESSAGE_LIMIT == 200
+    assert [e.instance for e in found] == [at, over]  # the record keeps the value the message leaves out
+
+
+def test_a_message_at_the_limit_alone_is_not_masked() -> None:
+    from runtime import engine
+
+    at = "x" * 173
+    (found,) = engine.errors(CLAIM_POLICY, {"severities": [_severity(at)]})
+    assert found.message == f'"{at}" is not of type "boolean"'
+
+
+def test_errors_in_array_items_come_in_item_order_whatever_the_items_hold() -> None:
+    from runtime import engine
+
+    # Items 1 and 0 are also each other's indexes: a sort key that looked items up by value would
+    # swap them.
+    found = engine.errors(CLAIM_POLICY, {"severities": [1, 0]})
+    assert [(e.location, e.message) for e in found] == [
+        (("severities", 0), '1 is not of type "object"'),
+        (("severities", 1), '0 is not of type "object"'),
+    ]
+
+
+def test_errors_come_in_document_order_with_a_missing_property_after_its_object_s_members() -> None:
+    from runtime import engine
+
+    value = {
+        "severities": [{"zz": 1, "name": "A", "aa": 2}],
+        "extra": True,
+    }
+    found = engine.errors(CLAIM_POLICY, value)
+    assert [(e.location, e.keyword, e.names) for e in found] == [
+        (("severities", 0), "additionalProperties", ("zz", "aa")),  # at "zz", the first member
+        (("severities", 0, "name"), "pattern", ()),
+        (("severities", 0), "required", ("citation_required",)),  # after the object's members
+        ((), "additionalProperties", ("extra",)),
+    ]
+
+
+@pytest.mark.parametrize("keyword", ["additionalProperties", "unevaluatedProperties"])
+def test_an_unexpected_property_error_names_every_property_it_did_not_expect(keyword: str) -> None:
+    import jsonschema_rs
+
+    from runtime.engine import _record
+
+    (error,) = jsonschema_rs.validator_for({"properties": {"b": {}}, keyword: False}).iter_errors(
+        {"z": 1, "b": 2, "a": 3}
+    )
+    record = _record(error, error.message)
+    assert (record.keyword, record.names, record.location) == (keyword, ("z", "a"), ())
