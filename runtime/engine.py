@@ -94,6 +94,8 @@ def _order(value: Any, location: Location) -> tuple[int, ...]:
     key: list[int] = []
     current = value
     for part in location:
+        # mutation: equivalent: the engine's locations index objects with strings only (and arrays
+        # with integers), so either test alone decides
         if isinstance(current, dict) and isinstance(part, str):
             if part not in current:
                 key.append(len(current))  # a missing property sorts after those present
