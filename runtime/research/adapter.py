@@ -105,32 +105,39 @@ def _metadata(item: ToolItem) -> dict[str, Any]:
     return item.metadata if isinstance(item.metadata, dict) else {}
 
 
-def _breaks_limits(result: ToolResult, limit: int) -> bool:
+def _title(item: ToolItem) -> str:
+    return item.title if isinstance(item.title, str) else ""
+
+
+def _scanned(item: ToolItem) -> str:
+    """The text the injection filter reads for one item: title, locator, content and metadata (as
+    "key value", sorted by key), one per line; a hit's offsets are into this text."""
+    metadata = _metadata(item)
+    if not metadata:
+        return f"{_title(item)}\n{item.locator}\n{item.content}"
+    return "\n".join([_title(item), item.locator, item.content, *(f"{k} {v}" for k, v in sorted(metadata.items()))])
+
+
+def _breaks_limits(result: ToolResult, limit: int, texts: Sequence[str]) -> bool:
     """Whether a schema-valid result breaks the policy table's size limits (R-RS-4): more items than
     asked for or allowed, text with a lone surrogate, a content or title too long, too many metadata
-    keys, or a metadata key or value (as text) too long."""
+    keys, or a metadata key or value (as text) too long. ``texts`` are the items' scanned texts,
+    which hold every field."""
     if len(result.items) > min(limit, ITEMS_PER_CALL):
         return True
+    # A Python tool can hand over half a character; ASCII text (most of it) cannot hold one.
+    joined = "".join(texts)
+    if not joined.isascii() and _SURROGATE.search(joined):
+        return True
     for item in result.items:
-        titles = [item.title] if isinstance(item.title, str) else []
-        fields = [*titles, item.locator, item.content, *(f"{k}{v}" for k, v in _metadata(item).items())]
-        # A Python tool can hand over half a character; ASCII text (most of it) cannot hold one.
-        if any(not text.isascii() and _SURROGATE.search(text) for text in fields):
+        if len(item.content) > CONTENT_CHARS or len(_title(item)) > TITLE_CHARS:
             return True
-        if len(item.content) > CONTENT_CHARS or any(len(t) > TITLE_CHARS for t in titles):
-            return True
-        metadata = item.metadata if isinstance(item.metadata, dict) else {}
+        metadata = _metadata(item)
         if len(metadata) > METADATA_KEYS:
             return True
         if any(len(str(v)) > METADATA_VALUE_CHARS or len(k) > METADATA_VALUE_CHARS for k, v in metadata.items()):
             return True
     return False
-
-
-def _scanned(title: str, item: ToolItem) -> str:
-    """The text the injection filter reads for one item."""
-    metadata = item.metadata if isinstance(item.metadata, dict) else {}
-    return "\n".join([title, item.locator, item.content, *(f"{k} {v}" for k, v in sorted(metadata.items()))])
 
 
 class _Job:
@@ -152,10 +159,10 @@ class _Job:
 
 
 class _Worker(threading.Thread):
-    """A daemon thread that runs the calls of one session one after another, so that a deadline can
-    abandon a call. Reused while calls finish in time (starting a thread per call cost about half a
-    millisecond); after a timeout it is abandoned: it ends once the late call returns, and its
-    result is never read."""
+    """A daemon thread that runs tool calls one after another, so that a deadline can abandon a
+    call. Reused while calls finish in time, within a session and across sessions (starting a
+    thread cost about half a millisecond); after a timeout it is abandoned: it ends once the late
+    call returns, and its result is never read."""
 
     def __init__(self) -> None:
         super().__init__(name="rcs-research-tool", daemon=True)
@@ -175,6 +182,28 @@ class _Worker(threading.Thread):
             job.run()
 
 
+# Idle workers of ended sessions, each with nothing queued. A few are kept for the next sessions;
+# more retire (sessions run at once each take their own).
+_IDLE_KEPT = 4
+_idle: list[_Worker] = []
+_idle_lock = threading.Lock()
+
+
+def _hire() -> _Worker:
+    with _idle_lock:
+        if _idle:
+            return _idle.pop()
+    return _Worker()
+
+
+def _release(worker: _Worker) -> None:
+    with _idle_lock:
+        if len(_idle) < _IDLE_KEPT:
+            _idle.append(worker)
+            return
+    worker.retire()
+
+
 class Adapter:
     """Calls tools for one session: deadlines, validation, source ids, the injection scan."""
 
@@ -184,55 +213,56 @@ class Adapter:
         self._worker: _Worker | None = None
 
     def close(self) -> None:
-        """End the worker thread (after any call still running)."""
+        """Hand the worker thread (idle: every call it ran has returned) to the next session."""
         if self._worker is not None:
-            self._worker.retire()
+            _release(self._worker)
             self._worker = None
 
     def call(self, name: str, query: str, limit: int, timeout_s: float) -> CallOutcome:
         """Call tool ``name`` once under a ``timeout_s`` deadline and judge what it returned."""
         if self._worker is None:
-            self._worker = _Worker()
-        worker = _Job(self.tools[name], query, limit)
-        self._worker.submit(worker)
-        if not self.clock.wait(worker.done, timeout_s):
-            self.close()  # abandoned: the late result is never read, the thread never reused
+            self._worker = _hire()
+        job = _Job(self.tools[name], query, limit)
+        self._worker.submit(job)
+        if not self.clock.wait(job.done, timeout_s):
+            # Abandoned: the late result is never read, the thread never reused.
+            self._worker.retire()
+            self._worker = None
             return CallOutcome("timeout", StopReason.TIMEOUT)
-        if isinstance(worker.error, SandboxViolationError):
+        if isinstance(job.error, SandboxViolationError):
             return CallOutcome("sandbox_violation", StopReason.SANDBOX_VIOLATION)
-        if isinstance(worker.error, ToolResultError):
+        if isinstance(job.error, ToolResultError):
             return CallOutcome("invalid", StopReason.VALIDATION_FAIL)
-        if worker.error is not None:
+        if job.error is not None:
             return CallOutcome("error", StopReason.INTERNAL_INCONSISTENCY)
-        raw = worker.result
+        raw = job.result
         try:
             result = ToolResult.model_validate({"items": list(raw)} if isinstance(raw, list | tuple) else raw)
         except (ValidationError, TypeError, ValueError):
             return CallOutcome("invalid", StopReason.VALIDATION_FAIL)
-        if _breaks_limits(result, limit):
+        texts = [_scanned(item) for item in result.items]
+        if _breaks_limits(result, limit, texts):
             return CallOutcome("invalid", StopReason.VALIDATION_FAIL, items=len(result.items))
-        return self._accept(name, result)
+        return self._accept(name, result, texts)
 
-    def _accept(self, name: str, result: ToolResult) -> CallOutcome:
+    def _accept(self, name: str, result: ToolResult, texts: list[str]) -> CallOutcome:
         outcome = CallOutcome("ok", None, items=len(result.items))
-        titles = [item.title if isinstance(item.title, str) else "" for item in result.items]
-        # Everything a tool returned is scanned (§3.4): title, locator, text and metadata values,
-        # one per line; offsets are into that text.
-        scans = scan_many([_scanned(t, item) for t, item in zip(titles, result.items, strict=True)])
-        for index, (item, title, scan) in enumerate(zip(result.items, titles, scans, strict=True)):
+        # Everything a tool returned is scanned (§3.4): title, locator, text and metadata values.
+        scans = scan_many(texts)
+        for index, (item, scan) in enumerate(zip(result.items, scans, strict=True)):
             outcome.hits.extend((index, hit) for hit in scan.hits)
-            metadata = item.metadata if isinstance(item.metadata, dict) else {}
+            flags = scan.flags
             # Plain data: only the sources a bundle keeps become models (SourceBundle, once a session).
             outcome.sources.append(
                 {
                     "source_id": source_id(name, item.locator, item.content),
                     "tool": name,
                     "locator": item.locator,
-                    "title": title,
+                    "title": _title(item),
                     "content": item.content,
-                    "metadata": dict(metadata),
-                    "injection_risk_flag": bool(scan.flags),
-                    "flags": list(scan.flags),
+                    "metadata": dict(_metadata(item)),
+                    "injection_risk_flag": bool(flags),
+                    "flags": list(flags),
                 }
             )
             if scan.blocked:

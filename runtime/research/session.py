@@ -185,14 +185,18 @@ def _bundle(sources: Sequence[dict[str, Any]]) -> tuple[list[Source], int]:
     flags of all of them, and the title and metadata that sort first.
     """
     order = {tool: i for i, tool in enumerate(TOOLS)}
-    merged: dict[str, dict[str, Any]] = {}
-    for source in sorted(
-        sources, key=lambda s: (s["source_id"], s["title"], _SORTED_JSON.encode(s["metadata"]))
-    ):
-        kept = merged.setdefault(source["source_id"], dict(source))
-        kept["flags"] = sorted(set(kept["flags"]) | set(source["flags"]))
-        kept["injection_risk_flag"] = bool(kept["flags"])
-    ranked = sorted(merged.values(), key=lambda s: (order.get(s["tool"], len(order)), s["locator"], s["source_id"]))
+    copies: dict[str, list[dict[str, Any]]] = {}
+    for source in sources:
+        copies.setdefault(source["source_id"], []).append(source)
+    merged: list[dict[str, Any]] = []
+    for same in copies.values():
+        if len(same) == 1:  # most sources: a tool's flags come sorted and distinct already
+            merged.append(same[0])
+            continue
+        same.sort(key=lambda s: (s["title"], _SORTED_JSON.encode(s["metadata"])))
+        flags = sorted({flag for s in same for flag in s["flags"]})
+        merged.append({**same[0], "flags": flags, "injection_risk_flag": bool(flags)})
+    ranked = sorted(merged, key=lambda s: (order.get(s["tool"], len(order)), s["locator"], s["source_id"]))
     bundle = SourceBundle.model_validate({"contract_version": CONTRACT_VERSION, "sources": ranked[:BUNDLE_SOURCES]})
     return list(bundle.sources), len(sources) - len(bundle.sources)
 

@@ -277,6 +277,80 @@ def test_tools_run_on_a_named_daemon_thread() -> None:
     assert [(t.name, t.daemon) for t in seen] == [("rcs-research-tool", True)]
 
 
+class Recording(Tool):
+    """Records the thread each call runs on; ``gate`` (a barrier) holds every call until all arrive."""
+
+    def __init__(self, name: str, items: Sequence[Any], gate: threading.Barrier | None = None) -> None:
+        super().__init__(name, items)
+        self.gate = gate
+        self.threads: list[threading.Thread] = []
+
+    def search(self, query: str, limit: int) -> Any:
+        self.threads.append(threading.current_thread())
+        if self.gate is not None:
+            self.gate.wait(30)
+        return super().search(query, limit)
+
+
+def test_sessions_one_after_another_run_their_tools_on_one_thread() -> None:
+    # Starting a thread per session cost more than the rest of a call; an idle one is handed on.
+    tools = [Recording("docs", [item(1)]) for _ in range(3)]
+    for tool in tools:
+        assert run_research(request(), [tool], clock=ScriptedClock()).stop_reason is StopReason.SUCCESS_COMPLETED
+    threads = [thread for tool in tools for thread in tool.threads]
+    assert len(threads) == 3 and len(set(threads)) == 1
+
+
+class Impatient(ScriptedClock):
+    """Every deadline has passed by the time it is waited on."""
+
+    def wait(self, done: threading.Event, seconds: float) -> bool:
+        self.waits.append(seconds)
+        return False
+
+
+def test_the_thread_of_an_abandoned_call_ends_when_it_returns_and_is_never_reused() -> None:
+    release = threading.Event()
+    seen: list[threading.Thread] = []
+
+    class Stuck(Tool):
+        def search(self, query: str, limit: int) -> Any:
+            seen.append(threading.current_thread())
+            release.wait(30)
+            return super().search(query, limit)
+
+    r = run_research(request(), [Stuck("docs", [item(1)])], clock=Impatient())
+    assert r.stop_reason is StopReason.TIMEOUT
+    after = Recording("docs", [item(1)])
+    assert run_research(request(), [after], clock=ScriptedClock()).stop_reason is StopReason.SUCCESS_COMPLETED
+    (stuck,) = seen
+    assert after.threads[0] is not stuck  # still busy with the late call
+    release.set()
+    stuck.join(30)
+    assert not stuck.is_alive()
+
+
+def test_sessions_at_once_each_get_a_thread_and_at_most_four_stay_idle() -> None:
+    sessions = adapter_module._IDLE_KEPT + 2
+    gate = threading.Barrier(sessions)  # every call runs at the same time, so each needs its own thread
+    tools = [Recording("docs", [item(1)], gate) for _ in range(sessions)]
+    runners = [
+        threading.Thread(target=run_research, args=(request(), [t]), kwargs={"clock": ScriptedClock()}) for t in tools
+    ]
+    for runner in runners:
+        runner.start()
+    for runner in runners:
+        runner.join(30)
+    threads = {thread for tool in tools for thread in tool.threads}
+    assert len(threads) == sessions
+    kept = threads & set(adapter_module._idle)
+    assert len(kept) <= adapter_module._IDLE_KEPT == 4
+    for thread in threads - kept:
+        thread.join(30)
+        assert not thread.is_alive()
+    assert all(thread.is_alive() for thread in kept)
+
+
 def test_request_sha256_is_the_sha256_of_the_requests_canonical_json() -> None:
     # Canonical JSON (SPEC, research telemetry): the properties the request gives (an absent optional
     # one is left out, not null), keys sorted, no spaces, non-ASCII text as UTF-8, not \u escapes.
