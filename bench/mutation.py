@@ -403,7 +403,8 @@ def _global(frame, event, arg):
     name = frame.f_code.co_filename
     hit = _wanted.get(name)
     if hit is None:
-        hit = _wanted[name] = name.startswith(_PREFIXES)
+        # A copy of the project a test makes (and runs rcs from) carries the mutant too.
+        hit = _wanted[name] = name.startswith(_PREFIXES) or name.endswith(_SUFFIXES)
     if hit:
         _current[0].add((name, frame.f_lineno))
         return _local
@@ -422,6 +423,7 @@ import pytest
 
 _OUT = os.environ["RCS_MUTCOV_DIR"]
 _PREFIXES = tuple(json.loads(os.environ["RCS_MUTCOV_PREFIXES"]))
+_SUFFIXES = tuple(json.loads(os.environ["RCS_MUTCOV_SUFFIXES"]))
 os.environ["RCS_MUTCOV_MAIN"] = str(os.getpid())
 _lines = {}  # context -> set of (file, line)
 _current = [_lines.setdefault("", set())]
@@ -477,6 +479,7 @@ CHILD_HOOK = (
 import atexit, json, os, sys, threading
 
 _PREFIXES = tuple(json.loads(os.environ["RCS_MUTCOV_PREFIXES"]))
+_SUFFIXES = tuple(json.loads(os.environ["RCS_MUTCOV_SUFFIXES"]))
 _current = [set()]
 _seen = _current[0]
 '''
@@ -843,6 +846,7 @@ class Workspace:
         env.update(
             RCS_MUTCOV_DIR=str(out),
             RCS_MUTCOV_PREFIXES=json.dumps(prefixes),
+            RCS_MUTCOV_SUFFIXES=json.dumps([os.sep + os.path.join(*p.split("/")) for p in paths]),
             RCS_MUTCOV_HOOK=str(self.tools / "_mutcov_child.py"),
         )
         try:
@@ -860,9 +864,9 @@ class Workspace:
         def add(context: str, pairs: list[list[object]]) -> None:
             for filename, line in pairs:
                 assert isinstance(filename, str) and isinstance(line, int)
-                if not filename.startswith(prefix):
+                relative = project_relative(filename, prefix, paths)
+                if relative is None:
                     continue
-                relative = filename[len(prefix) :]
                 if context:
                     lines.setdefault(relative, {}).setdefault(line, set()).add(context)
                 else:
@@ -887,6 +891,17 @@ class Workspace:
             flush=True,
         )
         return coverage
+
+
+def project_relative(filename: str, prefix: str, paths: Sequence[str]) -> str | None:
+    """The project path of a traced file: under the project copy (``prefix``), or one of ``paths``
+    in a copy of the project a test made elsewhere (the mutant was copied with it); else None."""
+    if filename.startswith(prefix):
+        return filename[len(prefix) :].replace(os.sep, "/")
+    for path in paths:
+        if filename.endswith(os.sep + os.path.join(*path.split("/"))):
+            return path
+    return None
 
 
 # --- running -------------------------------------------------------------------------------------

@@ -373,3 +373,15 @@ def test_a_test_file_that_imports_the_module_runs_for_its_import_time_lines(tmp_
         "tests/test_b.py::test_first",
         "tests/test_c.py::test_y",
     ]
+
+
+def test_a_traced_file_maps_to_the_project_path_in_the_copy_or_in_a_copy_a_test_made() -> None:
+    paths = ["runtime/engine.py", "runtime/json_text.py"]
+    prefix = "/tmp/rcs-mutation-x/main/"
+    assert mutation.project_relative(prefix + "runtime/engine.py", prefix, paths) == "runtime/engine.py"
+    assert mutation.project_relative(prefix + "runtime/cli.py", prefix, paths) == "runtime/cli.py"
+    # test_user_schemas copies the project and runs rcs from the copy: the copy ran the mutant
+    copy = "/tmp/pytest-of-root/pytest-1/user0/project/runtime/engine.py"
+    assert mutation.project_relative(copy, prefix, paths) == "runtime/engine.py"
+    assert mutation.project_relative("/tmp/elsewhere/runtime/cli.py", prefix, paths) is None
+    assert mutation.project_relative("/tmp/elsewhere/my_engine.py", prefix, ["engine.py"]) is None
