@@ -250,23 +250,26 @@ class Adapter:
         # Everything a tool returned is scanned (§3.4): title, locator, text and metadata values.
         scans = scan_many(texts)
         for index, (item, scan) in enumerate(zip(result.items, scans, strict=True)):
-            outcome.hits.extend((index, hit) for hit in scan.hits)
-            flags = scan.flags
+            flags: tuple[str, ...] = ()
+            if scan.hits:  # most items: none
+                outcome.hits.extend((index, hit) for hit in scan.hits)
+                flags = scan.flags
+                if scan.blocked:
+                    outcome.outcome, outcome.condition = "injection", StopReason.INJECTION_DETECTED
+            title, metadata, content = item.title, item.metadata, item.content
             # Plain data: only the sources a bundle keeps become models (SourceBundle, once a session).
             outcome.sources.append(
                 {
-                    "source_id": source_id(name, item.locator, item.content),
+                    "source_id": source_id(name, item.locator, content),
                     "tool": name,
                     "locator": item.locator,
-                    "title": _title(item),
-                    "content": item.content,
-                    "metadata": dict(_metadata(item)),
+                    "title": title if isinstance(title, str) else "",
+                    "content": content,
+                    "metadata": dict(metadata) if isinstance(metadata, dict) else {},
                     "injection_risk_flag": bool(flags),
                     "flags": list(flags),
                 }
             )
-            if scan.blocked:
-                outcome.outcome, outcome.condition = "injection", StopReason.INJECTION_DETECTED
         return outcome
 
 
