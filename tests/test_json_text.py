@@ -1,0 +1,64 @@
+"""runtime/json_text.py: which number literals overflow a double, whatever their spelling."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from runtime import json_text
+from runtime.json_text import JsonTextError
+
+OVERFLOW = "a number is too large for a 64-bit float (I-JSON, RFC 7493 section 2.2)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1e400",
+        "-1E+400",
+        "1.8e308",
+        '[0, {"a": 2e0308}]',
+        "1" + "0" * 400 + ".0",  # no exponent: 401 digits before the point
+        "-" + "9" * 309 + ".5",
+    ],
+)
+def test_a_literal_past_the_largest_double_is_refused(text: str) -> None:
+    with pytest.raises(JsonTextError) as info:
+        json_text.parse(text)
+    assert str(info.value) == OVERFLOW == json_text.OVERFLOW
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1e-400", 0.0),  # underflow is zero, not an error
+        ("1.7e308", 1.7e308),
+        ("1" + "0" * 400, 10**400),  # an integer stays exact, however long
+        ("9" * 99 + ".0", float("9" * 99)),
+    ],
+)
+def test_a_literal_a_double_holds_or_an_integer_is_read(text: str, value: object) -> None:
+    assert json_text.parse(text) == value
+
+
+@given(digits=st.text("0123456789", min_size=1, max_size=420), fraction=st.text("0123456789", min_size=1, max_size=3))
+def test_a_decimal_without_exponent_is_refused_exactly_when_it_overflows(digits: str, fraction: str) -> None:
+    text = f"{digits.lstrip('0') or '0'}.{fraction}"  # JSON has no leading zero
+    if math.isinf(float(text)):
+        with pytest.raises(JsonTextError):
+            json_text.parse(f"[{text}]")
+    else:
+        assert json_text.parse(f"[{text}]") == [float(text)]
+
+
+@given(exponent=st.integers(min_value=300, max_value=330), mantissa=st.floats(min_value=1, max_value=9.99))
+def test_an_exponent_is_refused_exactly_when_it_overflows(exponent: int, mantissa: float) -> None:
+    text = f"{mantissa!r}e{exponent}"
+    if math.isinf(float(text)):
+        with pytest.raises(JsonTextError):
+            json_text.parse(text)
+    else:
+        assert json_text.parse(text) == float(text)
