@@ -215,6 +215,31 @@ def test_preserve_keeps_a_same_size_edit_made_in_the_same_second_as_the_index(tm
     assert git(repo, "show", f"{ref}:score.txt") == "7\n"
 
 
+def test_a_snapshot_adds_the_whole_worktree_in_one_git_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The path-by-path adds are only the fallback for what git refuses as a whole; an ordinary
+    # snapshot (changes, removals, new files) is one `git add`.
+    repo = make_repo(tmp_path)
+    worktree, kept = _lane(tmp_path, repo)
+    (worktree / "score.txt").write_text("7\n")
+    (worktree / "user-file.txt").unlink()
+    (worktree / "new.txt").write_text("new\n")
+    real, adds = git_calls.run, []
+
+    def run(cwd: Path, *args: str, **kwargs: Any) -> str:
+        if args[:1] == ("add",):
+            adds.append(args)
+        return real(cwd, *args, **kwargs)
+
+    monkeypatch.setattr(git_calls, "run", run)
+    ref = lane.preserve(worktree, kept, "refs/rcs/autoresearch/run/iteration-1", "iteration 1 (discard)")
+
+    assert adds == [("add", "--all", "--", ".")]
+    assert ref is not None
+    assert git(repo, "show", f"{ref}:score.txt") == "7\n"
+    assert git(repo, "show", f"{ref}:new.txt") == "new\n"
+    assert "user-file.txt" not in git(repo, "ls-tree", "--name-only", ref)
+
+
 def test_the_path_by_path_fallback_keeps_a_file_whose_name_starts_with_a_colon(tmp_path: Path) -> None:
     # An embedded repository with no commit makes `git add --all -- .` fail, so each dirty path is
     # added on its own; ":draft.md" must be read as a file name there too, not as pathspec magic.
@@ -683,6 +708,19 @@ def test_a_run_id_written_as_a_path_is_no_run_id_not_a_tampered_manifest(lab: La
         assert f"ls {lab.repo / '.rcs/logs/autoresearch'}" in str(caught.value)
     manifest, entries = supervisor.load(lab.repo, run_id)  # the run itself is fine
     assert manifest.run_id == run_id and [e.decision for e in entries] == ["baseline", "keep"]
+
+
+def test_a_manifest_field_changed_after_launch_is_named_with_both_values(lab: Lab) -> None:
+    run_id = _paused_run(lab)
+    path = lab.only_run() / "manifest.json"
+    manifest = json.loads(path.read_text())
+    launched = manifest["branch"]
+    manifest["branch"] = "elsewhere"
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(ResumeError) as caught:
+        supervisor.load(lab.repo, run_id)
+    assert caught.value.code == "MANIFEST_TAMPERED"
+    assert f"(branch is 'elsewhere', not {launched!r})" in str(caught.value)
 
 
 def test_resume_after_the_operator_pruned_the_iteration_logs(lab: Lab) -> None:
