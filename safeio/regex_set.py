@@ -67,7 +67,10 @@ class Spans:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """(start, end) of each match, left to right, not overlapping, in characters of ``text``."""
-        return [match.span() for match in self._regexp.finditer(text)]
+        # ASCII text is searched as its bytes, whose offsets are its characters': the binding then
+        # skips mapping every match's byte offsets back to characters (half the time of a search).
+        subject: str | bytes = text.encode("ascii") if text.isascii() else text
+        return [match.span() for match in self._regexp.finditer(subject)]
 
 
 def _differs(pattern: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -209,6 +210,17 @@ def test_a_bang_inside_a_leet_word_is_a_letter_and_one_after_it_ends_the_sentenc
     assert scan_injection(text).blocked
 
 
+# The leet reading's sentence breaks, as one regex (a "!" run ends a sentence unless a token
+# character follows it); runtime finds them with a plain class and a look at what follows.
+LEET_BREAK = re.compile(r"(?:[.?\n]|!+(?![a-z0-9@$+!]))+")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(".!?\nab19@$+ X-_", max_size=40))
+def test_leet_breaks_are_the_regex_s_matches(text: str) -> None:
+    assert injection_module._leet_breaks(text) == [m.span() for m in LEET_BREAK.finditer(text)]
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", "b.", "x1y", "q!", "!z", "\n", " ", "k3k", "7", "?", "."]), max_size=20))
 def test_sentences_with_cuts_whole_sentences_around_each_span(parts: list[str]) -> None:
@@ -323,3 +335,28 @@ def test_a_hex_blob_glued_to_a_url_path_is_decoded_on_its_own() -> None:
     start = text.index(blob)
     hits = [(hit.rule, hit.start, hit.end) for hit in scan_injection(text).hits]
     assert hits == [("ENCODED_INSTRUCTION", start, start + len(blob))]
+
+
+# Letters, and one or two characters of every class the filter looks for (invisible, tag, override,
+# combining mark, Greek, Cyrillic), so that most texts hold some classes and not others.
+_CLASS_ALPHABET = [*"ignore  prv", "é", "\u00ad", "\u200b", "\u202e", "\u202c", "\ufeff", "\U000e0041", "\U000e0069",
+                   "\u0332", "\u20d2", "\u03bf", "\u0430", "\u0456", "ｉ", "."]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_CLASS_ALPHABET), max_size=40).map("".join))
+def test_passes_skipped_for_absent_classes_change_nothing(text: str) -> None:
+    # RE2's pass names exactly the classes Python's re finds in the text...
+    m = injection_module
+    classes = [m._class(m.INVISIBLE), m._TAGS.pattern, m._class(((0x202E, 0x202E),)), m._class(m.MARKS),
+               m._class(m.CONFUSABLE_SCRIPTS)]  # fmt: skip
+    assert m._classes().matching(text) == {i for i, c in enumerate(classes) if re.search(c, text)}
+    # ...and the visible text is what every pass, run whatever the text holds, makes of it.
+    folded = unicodedata.normalize("NFKC", text)
+    folded = m._override().sub(lambda match: match[1][::-1], folded)
+    hidden = "".join(chr(ord(c) - 0xE0000) for run in m._TAGS.findall(folded) for c in run)
+    cleaned, removed = m._invisible().subn("", folded)
+    readings = m._readings(cleaned)
+    expected = (cleaned, "\n".join([hidden, *readings] if hidden else readings), removed > 0)
+    if not text.isascii():
+        assert _visible(text) == expected
