@@ -452,12 +452,18 @@ def _scan(source: str, hidden: str, obfuscated: bool) -> Scan:
     base64_blobs, hex_blobs = _blob_spans()
     blobs = base64_blobs.spans(source) if 0 in kinds else []
     blobs += hex_blobs.spans(source) if 1 in kinds else []
+    inners = []
     for start, end in blobs[:MAX_ENCODED_BLOBS]:
         decoded = _decoded(source[start:end])
-        if decoded is None:
-            continue
-        inner, _ = normalise(decoded)
-        if _rule_hits(inner) or _speaks(inner):  # hiding a sentence in base64 is itself the tell
+        if decoded is not None:
+            inners.append((start, end, normalise(decoded)[0]))
+    # One pass of the rule gates over every decoded text (line by line, as _every_gate reads) says
+    # whether any rule can match in any of them: most pages' blobs are images and fonts.
+    rule_gates = len(_rules()[1].patterns)
+    joined = "\n".join(inner for _, _, inner in inners)
+    can_hit = bool(inners) and any(i < rule_gates for i in _every_gate().matching(joined))
+    for start, end, inner in inners:
+        if (can_hit and _rule_hits(inner)) or _speaks(inner):  # hiding a sentence in base64 is itself the tell
             hits.append(Hit(ENCODED[0], ENCODED[1], start, end))
     return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
 
