@@ -23,7 +23,11 @@ from safeio import files
 # searches, so only a text that may hold such a literal has its parsed value searched for infinities.
 _DIGITS = bytes.maketrans(b"123456789E", b"000000000e")
 _LONG_EXPONENT = re.compile(rb"e\+?000")
-_LONG_RUN = b"0" * 100
+# mutation: equivalent: an overflowing literal whose exponent has at most two digits has 210 or more
+# digits in a row (309 with no exponent), so any count up to 210 finds them all; it only decides
+# how often a parsed value is searched
+_RUN_DIGITS = 100
+_LONG_RUN = b"0" * _RUN_DIGITS
 
 
 def _may_overflow(raw: bytes) -> bool:

@@ -62,3 +62,20 @@ def test_an_exponent_is_refused_exactly_when_it_overflows(exponent: int, mantiss
             json_text.parse(text)
     else:
         assert json_text.parse(text) == float(text)
+
+
+@given(
+    digits=st.integers(min_value=1, max_value=320),
+    exponent=st.integers(min_value=-99, max_value=99),
+    lead=st.sampled_from("123456789"),
+)
+def test_a_long_mantissa_with_a_short_exponent_is_refused_exactly_when_it_overflows(
+    digits: int, exponent: int, lead: str
+) -> None:
+    # An exponent of at most two digits: only the run of mantissa digits can tell an overflow.
+    text = f"{lead}{'0' * (digits - 1)}e{exponent}"
+    if math.isinf(float(text)):
+        with pytest.raises(JsonTextError):
+            json_text.parse(text)
+    else:
+        assert json_text.parse(text) == float(text)
