@@ -79,3 +79,15 @@ def test_a_long_mantissa_with_a_short_exponent_is_refused_exactly_when_it_overfl
             json_text.parse(text)
     else:
         assert json_text.parse(text) == float(text)
+
+
+@pytest.mark.parametrize("text", ['\ufeff{"a": [1]}', '\ufeff{"a": [1]}'.encode()])
+def test_one_leading_byte_order_mark_is_ignored_in_text_and_in_bytes(text: str | bytes) -> None:
+    assert json_text.parse(text) == {"a": [1]}
+    assert json_text.read(text) == {"a": [1]}
+
+
+@pytest.mark.parametrize("text", ['\ufeff\ufeff{"a": 1}', '\ufeff\ufeff{"a": 1}'.encode(), ' \ufeff{"a": 1}'])
+def test_a_second_or_a_later_byte_order_mark_is_not_json(text: str | bytes) -> None:
+    with pytest.raises(JsonTextError):
+        json_text.parse(text)
