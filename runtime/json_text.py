@@ -66,6 +66,15 @@ def read(text: str | bytes) -> Any:
         return pydantic_core.from_json(text, allow_inf_nan=False, cache_strings=False)
     except ValueError as exc:
         raise JsonTextError(str(exc)) from None
+    except TypeError:
+        # pydantic-core answers a str it cannot encode (a lone surrogate) with a TypeError that
+        # names no reason.
+        if not isinstance(text, str):
+            raise
+        where = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+        if where is None:
+            raise
+        raise JsonTextError(M.json_lone_surrogate(code=f"{ord(text[where]):04X}", index=where)) from None
 
 
 def overflows(text: str | bytes, value: Any) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -91,3 +92,20 @@ def test_one_leading_byte_order_mark_is_ignored_in_text_and_in_bytes(text: str |
 def test_a_second_or_a_later_byte_order_mark_is_not_json(text: str | bytes) -> None:
     with pytest.raises(JsonTextError):
         json_text.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"), [('"\ud800"', "U+D800) at character 1"), ('[1, "a\udfffb"]', "U+DFFF) at character 6")]
+)
+def test_a_lone_surrogate_in_text_is_refused_in_words_not_a_type_error(text: str, where: str) -> None:
+    # Python strings can hold half a character; JSON text cannot (RFC 8259 8.1: UTF-8).
+    with pytest.raises(JsonTextError) as info:
+        json_text.parse(text)
+    assert str(info.value) == f"a lone surrogate ({where} is not Unicode text"
+
+
+@given(st.text(max_size=30), st.sampled_from(["\ud800", "\udbff", "\udc00", "\udfff"]), st.text(max_size=30))
+def test_a_lone_surrogate_anywhere_is_a_json_text_error(before: str, surrogate: str, after: str) -> None:
+    text = json.dumps([before])[:-2] + surrogate + json.dumps([after])[2:]
+    with pytest.raises(JsonTextError):
+        json_text.read(text)
