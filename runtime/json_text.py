@@ -63,7 +63,13 @@ def read(text: str | bytes) -> Any:
     """
     text = files.without_bom(text) if isinstance(text, bytes) else text.removeprefix("\ufeff")
     try:
-        return pydantic_core.from_json(text, allow_inf_nan=False, cache_strings=False)
+        return pydantic_core.from_json(
+            text,
+            allow_inf_nan=False,
+            # mutation: equivalent: the cache of short strings only saves memory and time; hostile
+            # text would fill it with strings no later read uses
+            cache_strings=False,
+        )
     except ValueError as exc:
         raise JsonTextError(str(exc)) from None
     except TypeError:

@@ -109,3 +109,11 @@ def test_a_lone_surrogate_anywhere_is_a_json_text_error(before: str, surrogate: 
     text = json.dumps([before])[:-2] + surrogate + json.dumps([after])[2:]
     with pytest.raises(JsonTextError):
         json_text.read(text)
+
+
+@pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"a": -Infinity}', "[1, nan]"])
+def test_nan_and_infinity_are_not_json(text: str) -> None:
+    with pytest.raises(JsonTextError):
+        json_text.parse(text)
+    with pytest.raises(JsonTextError):
+        json_text.read(text.encode())
