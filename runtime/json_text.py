@@ -85,7 +85,7 @@ def read(text: str | bytes) -> Any:
 
 def overflows(text: str | bytes, value: Any) -> bool:
     """Whether ``value`` (read from ``text``) holds a number that overflowed to infinity."""
-    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    raw = text.encode("utf-8") if isinstance(text, str) else text  # read() refused any lone surrogate
     return _may_overflow(raw) and _has_infinity(value)
 
 
