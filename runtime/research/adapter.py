@@ -35,7 +35,7 @@ from generated.research.policy import (
     TITLE_CHARS,
 )
 from generated.research.stop_reasons import StopReason
-from generated.research.tool_result_schema import ToolItem, ToolResult
+from generated.research.tool_result_schema import ToolResult
 from runtime.research.injection import Hit, scan_many
 
 
@@ -101,43 +101,35 @@ class CallOutcome:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _metadata(item: ToolItem) -> dict[str, Any]:
-    return item.metadata if isinstance(item.metadata, dict) else {}
-
-
-def _title(item: ToolItem) -> str:
-    return item.title if isinstance(item.title, str) else ""
-
-
-def _scanned(item: ToolItem) -> str:
-    """The text the injection filter reads for one item: title, locator, content and metadata (as
-    "key value", sorted by key), one per line; a hit's offsets are into this text."""
-    metadata = _metadata(item)
-    if not metadata:
-        return f"{_title(item)}\n{item.locator}\n{item.content}"
-    return "\n".join([_title(item), item.locator, item.content, *(f"{k} {v}" for k, v in sorted(metadata.items()))])
-
-
-def _breaks_limits(result: ToolResult, limit: int, texts: Sequence[str]) -> bool:
-    """Whether a schema-valid result breaks the policy table's size limits (R-RS-4): more items than
-    asked for or allowed, text with a lone surrogate, a content or title too long, too many metadata
-    keys, or a metadata key or value (as text) too long. ``texts`` are the items' scanned texts,
-    which hold every field."""
+def _scanned(result: ToolResult, limit: int) -> list[str] | None:
+    """The text the injection filter reads for each item (title, locator, content and metadata as
+    "key value" sorted by key, one per line; a hit's offsets are into it), or None when the result
+    breaks the policy table's size limits (R-RS-4): more items than asked for or allowed, a content
+    or title too long, too many metadata keys, a metadata key or value (as text) too long, or text
+    with a lone surrogate. One pass over the items does both."""
     if len(result.items) > min(limit, ITEMS_PER_CALL):
-        return True
+        return None
+    texts = []
+    for item in result.items:
+        title = item.title if isinstance(item.title, str) else ""
+        metadata = item.metadata if isinstance(item.metadata, dict) else {}
+        if len(item.content) > CONTENT_CHARS or len(title) > TITLE_CHARS or len(metadata) > METADATA_KEYS:
+            return None
+        if not metadata:
+            texts.append(f"{title}\n{item.locator}\n{item.content}")
+            continue
+        lines = [title, item.locator, item.content]
+        for key, value in sorted(metadata.items()):
+            shown = str(value)
+            if len(shown) > METADATA_VALUE_CHARS or len(key) > METADATA_VALUE_CHARS:
+                return None
+            lines.append(f"{key} {shown}")
+        texts.append("\n".join(lines))
     # A Python tool can hand over half a character; ASCII text (most of it) cannot hold one.
     joined = "".join(texts)
     if not joined.isascii() and _SURROGATE.search(joined):
-        return True
-    for item in result.items:
-        if len(item.content) > CONTENT_CHARS or len(_title(item)) > TITLE_CHARS:
-            return True
-        metadata = _metadata(item)
-        if len(metadata) > METADATA_KEYS:
-            return True
-        if any(len(str(v)) > METADATA_VALUE_CHARS or len(k) > METADATA_VALUE_CHARS for k, v in metadata.items()):
-            return True
-    return False
+        return None
+    return texts
 
 
 class _Job:
@@ -240,8 +232,8 @@ class Adapter:
             result = ToolResult.model_validate({"items": list(raw)} if isinstance(raw, list | tuple) else raw)
         except (ValidationError, TypeError, ValueError):
             return CallOutcome("invalid", StopReason.VALIDATION_FAIL)
-        texts = [_scanned(item) for item in result.items]
-        if _breaks_limits(result, limit, texts):
+        texts = _scanned(result, limit)
+        if texts is None:
             return CallOutcome("invalid", StopReason.VALIDATION_FAIL, items=len(result.items))
         return self._accept(name, result, texts)
 
