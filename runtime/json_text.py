@@ -61,10 +61,22 @@ def read(text: str | bytes) -> Any:
 
     One leading byte-order mark is ignored (RFC 8259 8.1 allows it), as in every input rcs reads.
     """
-    text = files.without_bom(text) if isinstance(text, bytes) else text.removeprefix("\ufeff")
+    data: str | bytes
+    if isinstance(text, bytes):
+        data = files.without_bom(text)
+    else:
+        data = text = text.removeprefix("\ufeff")
+        if not text.isascii():
+            # pydantic-core encodes a str itself (its messages count bytes either way) and answers
+            # one holding a lone surrogate with a TypeError that names no reason.
+            try:
+                data = text.encode("utf-8")
+            except UnicodeEncodeError as bad:
+                code = f"{ord(text[bad.start]):04X}"
+                raise JsonTextError(M.json_lone_surrogate(code=code, index=bad.start)) from None
     try:
         return pydantic_core.from_json(
-            text,
+            data,
             allow_inf_nan=False,
             # mutation: equivalent: the cache of short strings only saves memory and time; hostile
             # text would fill it with strings no later read uses
@@ -72,15 +84,6 @@ def read(text: str | bytes) -> Any:
         )
     except ValueError as exc:
         raise JsonTextError(str(exc)) from None
-    except TypeError:
-        # pydantic-core answers a str it cannot encode (a lone surrogate) with a TypeError that
-        # names no reason.
-        if not isinstance(text, str):
-            raise
-        where = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
-        if where is None:
-            raise
-        raise JsonTextError(M.json_lone_surrogate(code=f"{ord(text[where]):04X}", index=where)) from None
 
 
 def overflows(text: str | bytes, value: Any) -> bool:
