@@ -45,24 +45,25 @@ def test_a_literal_a_double_holds_or_an_integer_is_read(text: str, value: object
     assert json_text.parse(text) == value
 
 
+def _refused_exactly_when_float_overflows(number: str) -> None:
+    """``number`` alone and inside an array: a JsonTextError when float() overflows, else its value."""
+    for text, wrap in ((number, float), (f"[{number}]", lambda v: [float(v)])):
+        if math.isinf(float(number)):
+            with pytest.raises(JsonTextError):
+                json_text.parse(text)
+        else:
+            assert json_text.parse(text) == wrap(number)
+
+
 @given(digits=st.text("0123456789", min_size=1, max_size=420), fraction=st.text("0123456789", min_size=1, max_size=3))
 def test_a_decimal_without_exponent_is_refused_exactly_when_it_overflows(digits: str, fraction: str) -> None:
-    text = f"{digits.lstrip('0') or '0'}.{fraction}"  # JSON has no leading zero
-    if math.isinf(float(text)):
-        with pytest.raises(JsonTextError):
-            json_text.parse(f"[{text}]")
-    else:
-        assert json_text.parse(f"[{text}]") == [float(text)]
+    _refused_exactly_when_float_overflows(f"{digits.lstrip('0') or '0'}.{fraction}")  # JSON has no leading zero
 
 
 @given(exponent=st.integers(min_value=300, max_value=330), mantissa=st.floats(min_value=1, max_value=9.99))
 def test_an_exponent_is_refused_exactly_when_it_overflows(exponent: int, mantissa: float) -> None:
     text = f"{mantissa!r}e{exponent}"
-    if math.isinf(float(text)):
-        with pytest.raises(JsonTextError):
-            json_text.parse(text)
-    else:
-        assert json_text.parse(text) == float(text)
+    _refused_exactly_when_float_overflows(text)
 
 
 @given(
@@ -75,11 +76,7 @@ def test_a_long_mantissa_with_a_short_exponent_is_refused_exactly_when_it_overfl
 ) -> None:
     # An exponent of at most two digits: only the run of mantissa digits can tell an overflow.
     text = f"{lead}{'0' * (digits - 1)}e{exponent}"
-    if math.isinf(float(text)):
-        with pytest.raises(JsonTextError):
-            json_text.parse(text)
-    else:
-        assert json_text.parse(text) == float(text)
+    _refused_exactly_when_float_overflows(text)
 
 
 @pytest.mark.parametrize("text", ['\ufeff{"a": [1]}', '\ufeff{"a": [1]}'.encode()])
