@@ -263,8 +263,9 @@ def test_a_lone_surrogate_in_non_ascii_text_is_invalid() -> None:
     assert r.telemetry.calls[0].outcome == "invalid"
 
 
-def test_tools_run_on_a_named_daemon_thread() -> None:
+def test_tools_run_on_a_named_daemon_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     """A tool that never returns must not keep the process alive, and a thread dump names it."""
+    monkeypatch.setattr(adapter_module, "_idle", [])  # a new thread, not one an earlier test left idle
     seen: list[threading.Thread] = []
 
     class Recording(Tool):
@@ -275,6 +276,8 @@ def test_tools_run_on_a_named_daemon_thread() -> None:
     r = run_research(request(), [Recording("docs", [item(1)])], clock=ScriptedClock())
     assert r.stop_reason is StopReason.SUCCESS_COMPLETED
     assert [(t.name, t.daemon) for t in seen] == [("rcs-research-tool", True)]
+    for worker in adapter_module._idle:
+        worker.retire()
 
 
 class Recording(Tool):
@@ -392,3 +395,20 @@ def test_a_title_or_content_exactly_at_its_limit_is_accepted(field: str, size: i
     r = run_research(request(), [Tool("docs", [item(1, **{field: text})])], clock=ScriptedClock())
     assert r.stop_reason is (StopReason.SUCCESS_COMPLETED if accepted else StopReason.VALIDATION_FAIL)
     assert [getattr(s, field) for s in r.bundle.sources] == ([text] if accepted else [])
+
+
+def test_copies_of_a_source_keep_the_metadata_whose_canonical_json_sorts_first() -> None:
+    # Same tool, locator and content: one source. Of the copies, the one kept has the metadata that
+    # sorts first as canonical JSON (keys sorted), not as the tool happened to order its keys.
+    later = item(1, metadata={"author": "Zed", "year": "2000"})
+    first = item(1, metadata={"year": "1999", "author": "Abe"})  # "author" sorts first once keys are sorted
+    for items in ([later, first], [first, later]):
+        r = run_research(request(), [Tool("docs", items)], clock=ScriptedClock())
+        (source,) = r.bundle.sources
+        assert source.metadata == {"author": "Abe", "year": "1999"}
+
+
+def test_a_result_cannot_be_changed_after_the_session() -> None:
+    r = run_research(request(), [Tool("docs", [item(1)])], clock=ScriptedClock())
+    with pytest.raises(AttributeError):
+        r.bundle = r.bundle  # type: ignore[misc]
