@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+import re._constants as sre_constants
+import re._parser as sre_parser
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from safeio.regex import PatternError
-from safeio.regex_set import check_pattern, compile_set, compile_spans
+from safeio.regex_set import check_pattern, compile_set, compile_spans, counts
 
 # Patterns in the subset both engines read alike on ASCII-classed text (re.ASCII on the re side).
 PATTERNS = (
@@ -30,9 +32,7 @@ ALPHABET = st.sampled_from(list("abeginoprstuvx0129@$ .-/_\n!?+=é") + ["ignore"
 def test_the_set_reports_exactly_the_patterns_re_finds(text: str) -> None:
     patterns = compile_set(PATTERNS)
     # Python 3.11 spells RE2's end-of-text anchor \z as \Z.
-    expected = frozenset(
-        i for i, p in enumerate(PATTERNS) if re.search(p.replace(r"\z", r"\Z"), text, re.ASCII)
-    )
+    expected = frozenset(i for i, p in enumerate(PATTERNS) if re.search(p.replace(r"\z", r"\Z"), text, re.ASCII))
     assert patterns.matching(text) == expected
     for pattern in PATTERNS:
         python = pattern.replace(r"\z", r"\Z")
@@ -74,12 +74,102 @@ def test_spans_are_characters_not_bytes() -> None:
 
 
 def test_a_long_text_is_read_to_the_end() -> None:
-    patterns = compile_set([r"\bignore\b", r"needle"])
+    patterns = compile_set([r"\bignore\b", r"needle", r"nee{1,2}dle!"])
     hay = "benign prose, " * 200_000  # 2.8 MB: far more automaton states than one 4 KB item
     assert patterns.matching(hay + "needle") == {1}
+    assert patterns.matching(hay + "needle!") == {1, 2}
     assert patterns.matching(hay + " ignore") == {0}
 
 
 @pytest.mark.parametrize("pattern", [r"a\$", r"[$]", r"[]$]", r"[^]$]", r"[a\]$]", r"[@$]+x"])
 def test_a_dollar_that_is_a_literal_is_accepted(pattern: str) -> None:
     assert check_pattern(pattern) is None
+
+
+def _counts_by_python(pattern: str) -> bool:
+    """Python's own parse: some repeat counts past one (a bound above 1, or a minimum above 1)."""
+
+    def walk(items: object) -> bool:
+        for op, argument in items:  # type: ignore[attr-defined]
+            if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT):
+                low, high, inner = argument
+                if low > 1 or (high != sre_constants.MAXREPEAT and high > 1) or walk(inner):
+                    return True
+            elif op in (sre_constants.SUBPATTERN, sre_constants.BRANCH):
+                inner = [argument[-1]] if op == sre_constants.SUBPATTERN else argument[1]
+                if any(walk(branch) for branch in inner):
+                    return True
+        return False
+
+    return walk(sre_parser.parse(pattern))
+
+
+COUNT_PIECES = [
+    "a",
+    "[a-z]",
+    "[{]",
+    "[^]{]",
+    "\\{",
+    "\\]",
+    "{2}",
+    "{0,1}",
+    "{0,6}",
+    "{1,}",
+    "{24,}",
+    "{3,5}?",
+    "*",
+    "+",
+    "?",
+    "(?:",
+    ")",
+    "|",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(COUNT_PIECES), max_size=12).map("".join))
+def test_a_pattern_counts_exactly_when_python_s_parser_sees_a_repeat_past_one(pattern: str) -> None:
+    try:
+        expected = _counts_by_python(pattern)
+    except re.error:
+        return  # not a pattern: nothing to compare
+    assert counts(pattern) == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("a{2}", True),
+        ("a{0,1}", False),
+        ("a{1,}", False),
+        ("(?:w+ ){0,6}?x", True),
+        ("[a{2}]", False),
+        ("\\{2,3}", False),
+        ("b{24,}", True),
+    ],
+)
+def test_counting_examples(pattern: str, expected: bool) -> None:
+    assert counts(pattern) is expected
+
+
+def test_the_counting_patterns_are_searched_apart_and_the_rest_share_one_set() -> None:
+    # Counts in one automaton multiply its states (the module docstring): kept apart.
+    patterns = compile_set(["plain", "a{0,6}b", "other|words", "c{24,}", "d+"])
+    assert (patterns._shared_indices, patterns._counting_indices) == ((0, 2, 4), (1, 3))
+    assert patterns.matching("aaab plain " + "c" * 24 + " d") == {0, 1, 3, 4}
+    assert patterns.matching("aaab plain " + "c" * 23 + " d") == {0, 1, 4}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["ignore", "previous", "instructions", "all", " ", ".", "x", "\n"]), max_size=30))
+def test_the_filter_of_needed_words_never_hides_a_match(words: list[str]) -> None:
+    # Word-gap patterns like the injection gates': the filter passes a pattern only when the words
+    # it needs are there, and then its own search decides.
+    gaps = [
+        r"\bignore\W+(?:\w+\W+){0,3}?instructions",
+        r"\b(?:all|previous)(?:\W+\w+){0,2}\W+instructions\b",
+        r"x{2,}|\ball\b",
+    ]
+    text = "".join(words)
+    expected = {i for i, pattern in enumerate(gaps) if re.search(pattern, text, re.ASCII)}
+    assert compile_set(gaps).matching(text) == expected
