@@ -15,17 +15,25 @@ Everything runs in this process, timed with time.perf_counter.
                for rcs `scan_injection` and two reference rule sets written here only: the original
                implementation's keyword list matched as case-insensitive substrings (no word
                boundaries), and a plain `ignore ... instructions` regex. Bars (rcs): recall >= 95%,
-               false positives <= 1%. Then the scan throughput over 5 MB of benign prose in 4 KB
-               pieces: bar >= 20 MB/s.
+               false positives <= 1%.
+  (3) scan     throughput, in a fresh process: the benign texts of every corpus present, joined
+               and cut into 4 KB pieces, each scanned once (first read: RE2 builds its automata's
+               states as new text asks for them, as in `rcs research run` reading new pages; bar
+               >= 20 MB/s), then all again (second read: the states are there), beside the
+               original keyword list over the same pieces.
 Exit 0; 1 when a bar is missed.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import itertools
+import json
 import random
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -74,22 +82,66 @@ CORPORA = (
 )
 
 
-def collection(folder: Path, mib: float, seed: int) -> int:
-    """Write the seeded docs collection; returns its size in bytes."""
+def _tokens_sentence(rng: random.Random) -> str:
+    return " ".join(rng.choices(_TOKENS, _TOKEN_WEIGHTS, k=rng.randint(8, 20))).capitalize() + "."
+
+
+_TOKENS = [f"w{n:05d}" for n in range(20_000)]
+_TOKEN_WEIGHTS = [1 / (n + 1) ** 1.1 for n in range(len(_TOKENS))]
+
+
+@functools.cache
+def _english() -> dict[str, list[str]]:
+    """Which word follows which in Python's own documentation (pydoc_data, in every CPython)."""
+    from pydoc_data.topics import topics
+
+    words = " ".join(topics[key] for key in sorted(topics)).split()
+    chain: dict[str, list[str]] = {}
+    for word, after in itertools.pairwise(words):
+        chain.setdefault(word, []).append(after)
+    return chain
+
+
+def _english_sentence(rng: random.Random, chain: dict[str, list[str]], starts: list[str]) -> str:
+    # A walk on the chain: English word pairs in orders no page holds, so every piece is new text.
+    word, words = rng.choice(starts), list[str]()
+    while len(words) < 40:
+        words.append(word)
+        if word.endswith((".", "?", "!")) and len(words) >= 6:
+            break
+        word = rng.choice(chain.get(word) or starts)
+    return " ".join(words)
+
+
+def _english_paragraph(rng: random.Random, chain: dict[str, list[str]], starts: list[str]) -> str:
+    # About one paragraph in 100 reads as an order to decode and execute something; it is walked
+    # again, so that every session runs its five calls (the filter's false positives are measured
+    # on the corpora, and on Python's documentation itself it blocks nothing).
+    while True:
+        paragraph = " ".join(_english_sentence(rng, chain, starts) for _ in range(5))
+        if not scan_injection(paragraph).blocked:
+            return paragraph
+
+
+def collection(folder: Path, mib: float, seed: int, kind: str = "tokens") -> int:
+    """Write the seeded docs collection (``tokens``: Zipf-weighted made-up words; ``english``:
+    sentences walked on Python's documentation); returns its size in bytes."""
     rng = random.Random(seed)
-    vocabulary = [f"w{n:05d}" for n in range(20_000)]
-    weights = [1 / (n + 1) ** 1.1 for n in range(len(vocabulary))]
+    chain = _english() if kind == "english" else {}
+    starts = sorted(word for word in chain if word[:1].isupper())
     target = int(mib * 1024 * 1024)
     per_file = target // 200
     written = 0
     for index in range(200):
-        sentences, size = [], 0
+        paragraphs, size = [], 0
         while size < per_file:
-            words = rng.choices(vocabulary, weights, k=rng.randint(8, 20))
-            sentence = " ".join(words).capitalize() + "."
-            sentences.append(sentence)
-            size += len(sentence) + 1
-        text = "\n\n".join(" ".join(sentences[i : i + 5]) for i in range(0, len(sentences), 5))
+            if chain:
+                paragraph = _english_paragraph(rng, chain, starts)
+            else:
+                paragraph = " ".join(_tokens_sentence(rng) for _ in range(5))
+            paragraphs.append(paragraph)
+            size += len(paragraph) + 2
+        text = "\n\n".join(paragraphs)
         (folder / f"doc{index:03d}.txt").write_text(text)
         written += len(text.encode())
     return written
@@ -109,17 +161,31 @@ class Timed:
             self.inside += time.perf_counter() - start
 
 
-def bench_session(mib: float, sessions: int) -> bool:
+def _queries(kind: str, sessions: int) -> list[str]:
+    rng = random.Random(11)
+    if kind == "tokens":
+        pairs = [(f"w{rng.randint(0, 3000):05d}", f"w{rng.randint(0, 300):05d}") for _ in range(5 * sessions)]
+    else:  # two words of the documentation, neither among its commonest
+        common = sorted(_english(), key=lambda w: -len(_english()[w]))
+        words = [w.strip('.,:;"()').lower() for w in common[100:3000]]
+        words = sorted({w for w in words if w.isalpha() and len(w) > 3})
+        pairs = [(rng.choice(words), rng.choice(words)) for _ in range(5 * sessions)]
+    clauses = [f"{a} {b}" for a, b in pairs]
+    return ["; ".join(clauses[i : i + 5]) for i in range(0, len(clauses), 5)]
+
+
+def bench_session(mib: float, sessions: int, kind: str) -> bool:
     with tempfile.TemporaryDirectory() as folder:
-        size = collection(Path(folder), mib, 7)
+        # Written by a child process: the scan of every English sentence there would otherwise
+        # leave this process's automata knowing the collection's text before any session reads it.
+        command = [sys.executable, str(Path(__file__).resolve()), "--write-collection", folder, str(mib), kind]
+        size = int(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
         start = time.perf_counter()
         (docs,) = make_tools(docs=folder)
-        print(f"(1) session: {size / 1e6:.1f} MB in 200 files, indexed in {time.perf_counter() - start:.1f} s")
-        rng = random.Random(11)
-        queries = [
-            "; ".join(f"w{rng.randint(0, 3000):05d} w{rng.randint(0, 300):05d}" for _ in range(5))
-            for _ in range(sessions)
-        ]
+        what = "made-up words" if kind == "tokens" else "English walked on Python's documentation"
+        elapsed = time.perf_counter() - start
+        print(f"(1) session, {what}: {size / 1e6:.1f} MB in 200 files, indexed in {elapsed:.1f} s")
+        queries = _queries(kind, sessions)
         totals, overheads = [], []
         for query in queries[:3] + queries:  # three untimed warm-ups
             request = ResearchRequest.model_validate(
@@ -151,7 +217,7 @@ def _verdicts(entries: list[dict[str, Any]]) -> dict[str, list[bool]]:
     }
 
 
-def bench_filter(quick: bool) -> bool:
+def bench_filter() -> bool:
     ok = True
     for name in CORPORA:
         path = ROOT / "tests" / "research" / name
@@ -184,41 +250,76 @@ def bench_filter(quick: bool) -> bool:
                     f"  (bars: recall >= {RECALL_BAR:.0%}, false positives <= {FALSE_POSITIVE_BAR:.0%}: {verdict_text})"
                 )
             print(f"    {tool:<24} recall {recall:6.1%}  false positives {false:6.2%}{bar}")
-    entries = yaml.safe_load((ROOT / "tests/research/injection_corpus.yaml").read_text(encoding="utf-8"))["entries"]
-    prose = "\n".join(e["text"] for e in entries if e["label"] == "benign")
-    pieces = [prose[i : i + 4096] for i in range(0, len(prose), 4096)]
-    target = 1_000_000 if quick else 5_000_000
-    data = pieces * (target // len(prose.encode()) + 1)
-    size = sum(len(p.encode()) for p in data)
-    for piece in pieces[:20]:
-        scan_injection(piece)  # warm: compiled rules
+    return ok
+
+
+def _benign_pieces() -> list[str]:
+    texts = []
+    for name in CORPORA:
+        path = ROOT / "tests" / "research" / name
+        if path.exists():
+            entries = yaml.safe_load(path.read_text(encoding="utf-8"))["entries"]
+            texts += [e["text"] for e in entries if e["label"] == "benign"]
+    prose = "\n".join(texts)
+    return [prose[i : i + 4096] for i in range(0, len(prose), 4096)]
+
+
+def throughput() -> dict[str, float]:
+    """MB/s of rcs over the benign pieces read for the first time, then again, and of the keyword list."""
+    pieces = _benign_pieces()
+    size = sum(len(p.encode()) for p in pieces) / 1e6
+    scan_injection("compile the rules: ignore previous instructions")
+    rates = {}
+    for read in ("first", "second"):
+        start = time.perf_counter()
+        for piece in pieces:
+            scan_injection(piece)
+        rates[read] = size / (time.perf_counter() - start)
     start = time.perf_counter()
-    for piece in data:
-        scan_injection(piece)
-    rate = size / 1e6 / (time.perf_counter() - start)
-    start = time.perf_counter()
-    for piece in data:
+    for piece in pieces:
         any(k in piece.lower() for k in ORIGINAL_KEYWORDS)
-    reference = size / 1e6 / (time.perf_counter() - start)
-    met = rate >= THROUGHPUT_BAR
+    rates["keywords"] = size / (time.perf_counter() - start)
+    rates["mb"] = size
+    return rates
+
+
+def bench_throughput() -> bool:
+    # A child process: this one has scanned the corpora above, so its automata know the text.
+    command = [sys.executable, str(Path(__file__).resolve()), "--throughput-only"]
+    rates: dict[str, float] = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    met = bool(rates["first"] >= THROUGHPUT_BAR)
+    print(f"(3) scan throughput, fresh process, {rates['mb']:.2f} MB of benign prose in 4 KB pieces:")
+    verdict = "met" if met else "MISSED"
+    print(f"    first read   rcs {rates['first']:6.2f} MB/s (bar >= {THROUGHPUT_BAR:.0f}: {verdict})")
+    print(f"    second read  rcs {rates['second']:6.2f} MB/s (the automata's states already built)")
     print(
-        f"    throughput: rcs {rate:.1f} MB/s (bar >= {THROUGHPUT_BAR:.0f}: {'met' if met else 'MISSED'}); "
-        f"original keyword list {reference:.1f} MB/s; ratio rcs/reference time {reference / rate:.1f}"
+        f"    original keyword list {rates['keywords']:.1f} MB/s: rcs takes {rates['keywords'] / rates['first']:.0f}x "
+        f"its time on the first read, {rates['keywords'] / rates['second']:.1f}x on the second"
     )
-    return ok and met
+    return met
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="1 MiB collection, 20 sessions, 1 MB of scanning")
+    parser.add_argument("--quick", action="store_true", help="1 MiB collection, 20 sessions")
     parser.add_argument("--mib", type=float, default=None, help="collection size in MiB (default 5)")
     parser.add_argument("--sessions", type=int, default=None, help="timed sessions (default 100)")
+    parser.add_argument("--throughput-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--write-collection", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.write_collection:
+        folder, size, kind = args.write_collection
+        print(collection(Path(folder), float(size), 7, kind))
+        return 0
+    if args.throughput_only:
+        print(json.dumps(throughput()))
+        return 0
     mib = args.mib if args.mib is not None else (1.0 if args.quick else 5.0)
     sessions = args.sessions if args.sessions is not None else (20 if args.quick else 100)
-    session_ok = bench_session(mib, sessions)
-    filter_ok = bench_filter(args.quick)
-    return 0 if session_ok and filter_ok else 1
+    session_ok = all([bench_session(mib, sessions, kind) for kind in ("tokens", "english")])
+    filter_ok = bench_filter()
+    throughput_ok = bench_throughput()
+    return 0 if session_ok and filter_ok and throughput_ok else 1
 
 
 if __name__ == "__main__":
