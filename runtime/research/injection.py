@@ -335,9 +335,10 @@ def _classes() -> PatternSet:
     )
 
 
-def _readings(text: str, present: frozenset[int] | None = None) -> list[str]:
+def _readings(text: str, present: frozenset[int] | None = None, possible: frozenset[int] | None = None) -> list[str]:
     """The other readings of a visible text that differ from it (see the table's ``readings``).
-    ``present``: a superset of the classes ``text`` holds (``_classes``), when already known."""
+    ``present``: a superset of the classes ``text`` holds (``_classes``), ``possible`` of the
+    reading gates its lowered text passes (``_reading_gates``), when already known."""
     found: list[str] = []
     if not text.isascii():
         present = _classes().matching(text) if present is None else present
@@ -348,7 +349,7 @@ def _readings(text: str, present: frozenset[int] | None = None) -> list[str]:
         if _CONFUSABLE_CLASS in present and _LATIN.search(text):
             found.append(text.translate(_confusables()))
     lowered = text.lower()
-    possible = _reading_gates().matching(lowered)
+    possible = _reading_gates().matching(lowered) if possible is None else possible
     runs = (
         [m[0] for m in _LETTER_RUN.finditer(lowered) if sum(c.isalnum() for c in m[0]) >= SPACED_MIN_LETTERS]
         if _RUN in possible
@@ -401,12 +402,13 @@ def normalise(text: str) -> tuple[str, bool]:
     return cleaned.casefold(), removed
 
 
-def _rule_hits(text: str) -> list[Hit]:
-    """Every rule hit in ``text`` (which holds no lone surrogate)."""
+def _rule_hits(text: str, passed: frozenset[int] | None = None) -> list[Hit]:
+    """Every rule hit in ``text`` (which holds no lone surrogate). ``passed``: a superset of the
+    rule gates ``text`` passes, when already known (a finder only confirms what its gate allows)."""
     hits: list[Hit] = []
     breaks: list[int] | None = None
     rules, gates = _rules()
-    passed = gates.matching(text)
+    passed = gates.matching(text) if passed is None else passed
     if not passed:
         return hits
     for compiled in rules:
@@ -442,30 +444,80 @@ def _decoded(blob: str) -> str | None:
     return text if printable >= 0.9 * len(text) else None
 
 
-def _scan(source: str, hidden: str, obfuscated: bool) -> Scan:
-    hits = _rule_hits((f"{source}\n{hidden}" if hidden else source).casefold())
+@dataclass(frozen=True)
+class _Passed:
+    """Which gates of each kind a text passes (supersets), from one pass of ``_every_gate``."""
+
+    rules: frozenset[int]
+    readings: frozenset[int]
+    blobs: frozenset[int]
+
+
+def _every_passed(lowered: str) -> _Passed:
+    """The gates the lowered text(s) pass, each kind indexed as in its own set."""
+    found = _every_gate().matching(lowered)
+    rules, readings = len(_rules()[1].patterns), len(_reading_gates().patterns)
+    return _Passed(
+        frozenset(i for i in found if i < rules),
+        frozenset(i - rules for i in found if rules <= i < rules + readings),
+        frozenset(i - rules - readings for i in found if i >= rules + readings),
+    )
+
+
+def _inners(blobs: list[str]) -> tuple[list[str], bool]:
+    """(each decoded blob normalised, whether any rule gate passes on one of them)."""
+    # Most decoded blobs are ASCII with no other reading: their normal form is their lowered text,
+    # which one pass over all of them shows (a gate that passes on one passes on their join).
+    lowered = [blob.lower() if blob.isascii() else "" for blob in blobs]
+    passed = _every_passed("\n".join(lowered))
+    plain = not passed.readings
+    inners = [low if plain and blob.isascii() else normalise(blob)[0] for blob, low in zip(blobs, lowered, strict=True)]
+    if plain and all(blob.isascii() for blob in blobs):
+        return inners, bool(passed.rules)
+    return inners, bool(_every_passed("\n".join(inners)).rules)
+
+
+def _scan(source: str, hidden: str, obfuscated: bool, passed: _Passed | None = None) -> Scan:
+    # ``passed``: the gates of an ASCII source with no other reading, when already known.
+    folded = (f"{source}\n{hidden}" if hidden else source).casefold()
+    hits = _rule_hits(folded, None if passed is None else passed.rules)
     if obfuscated:
         hits.append(Hit(OBFUSCATION[0], OBFUSCATION[1], 0, 0))
     # Base64 is case-sensitive: blobs are read from the text before case-folding (their offsets
     # are into that text).
-    kinds = _blob_gates().matching(source)
+    kinds = _blob_gates().matching(source) if passed is None else passed.blobs
     base64_blobs, hex_blobs = _blob_spans()
     blobs = base64_blobs.spans(source) if 0 in kinds else []
     blobs += hex_blobs.spans(source) if 1 in kinds else []
-    inners = []
+    found = []
     for start, end in blobs[:MAX_ENCODED_BLOBS]:
         decoded = _decoded(source[start:end])
         if decoded is not None:
-            inners.append((start, end, normalise(decoded)[0]))
-    # One pass of the rule gates over every decoded text (line by line, as _every_gate reads) says
-    # whether any rule can match in any of them: most pages' blobs are images and fonts.
-    rule_gates = len(_rules()[1].patterns)
-    joined = "\n".join(inner for _, _, inner in inners)
-    can_hit = bool(inners) and any(i < rule_gates for i in _every_gate().matching(joined))
-    for start, end, inner in inners:
+            found.append((start, end, decoded))
+    # One pass of the rule gates over every decoded text says whether any rule can match in any of
+    # them: most pages' blobs are images and fonts.
+    inners, can_hit = _inners([decoded for _, _, decoded in found]) if found else ([], False)
+    for (start, end, _), inner in zip(found, inners, strict=True):
         if (can_hit and _rule_hits(inner)) or _speaks(inner):  # hiding a sentence in base64 is itself the tell
             hits.append(Hit(ENCODED[0], ENCODED[1], start, end))
     return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
+
+
+def _scan_valid(text: str) -> Scan:
+    """``scan_injection`` of one text of a batch (holding no lone surrogate) whose joined pass of
+    every gate passed.
+
+    An ASCII text is read by that same automaton once more, alone, which has just built the states
+    its bytes need, instead of by the three sets (rules, readings, blobs) scan_injection starts
+    with: it says which rules, readings and blob kinds are possible, and the rule gates run again
+    only over a text that has another reading. (scan_injection keeps the three: on a text no
+    automaton has read, the one holding every gate is the slower.)
+    """
+    if not text.isascii():
+        return _scan(*_visible(text))
+    passed = _every_passed(text.lower())
+    hidden = "\n".join(_readings(text, possible=passed.readings)) if passed.readings else ""
+    return _scan(text, hidden, False) if hidden else _scan(text, "", False, passed)
 
 
 def scan_injection(text: str) -> Scan:
@@ -498,4 +550,4 @@ def scan_many(texts: list[str]) -> list[Scan]:
     plain = [text for text in valid if text.isascii()]
     if plain and not _every_gate().matching("\n".join(plain).lower()):
         return [_NOTHING if text.isascii() else _scan(*_visible(text)) for text in valid]
-    return [_scan(*_visible(text)) for text in valid]
+    return [_scan_valid(text) for text in valid]
