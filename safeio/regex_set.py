@@ -19,12 +19,14 @@ would disagree on ``"x\\n"`` and a rule could silently never fire. For the same 
 spellings are the same needs no second engine.
 
 Patterns that count (a bounded repeat such as ``(?:\\w+\\W+){0,6}`` or ``[a-z]{24,}``) are kept out
-of the shared automaton. RE2 builds an automaton's states as the text asks for them, and a state
+of the first automaton. RE2 builds an automaton's states as the text asks for them, and a state
 records where every pattern of the set stands at once: in one automaton the counts of several such
 patterns multiply, so on text it has not read before it builds a new state for almost every byte,
 and its memory grows as long as new text comes. Each is searched for by an RE2 of its own, behind
 RE2's FilteredRE2: the literal strings a pattern needs ("atoms") are found in one pass of a set of
-them, and a pattern whose atoms are missing cannot match, so it is not searched for. Over prose
+them, and a pattern whose atoms are missing cannot match, so it is not searched for. A counting
+pattern that needs no literal string (its words are optional, or as short as "ai") would be
+searched for on every text; those few share a second automaton instead. Over prose
 none of the automata had read, the injection scan (whose rule gates are such a set) read 0.5-0.8
 MB/s with every gate in one automaton, and 1.5-3.5 MB/s this way (on text read before, once the
 one automaton had every state it needed, it was up to a third faster than this way).
@@ -61,24 +63,40 @@ def _options() -> re2.Options:
 
 
 @dataclass(frozen=True)
+class _Automaton:
+    """One RE2 set and, for each of its patterns in order, the pattern's index in the whole."""
+
+    compiled: re2.Set
+    indices: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Filtered:
+    """Patterns behind RE2's FilteredRE2 and, for each in order, its index in the whole."""
+
+    compiled: re2.Filter
+    indices: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class PatternSet:
     """Compiled patterns; ``matching(text)`` gives the indices of those that match in ``text``."""
 
     patterns: tuple[str, ...]
-    _shared: re2.Set | None = field(repr=False, compare=False)  # the patterns that do not count
-    _shared_indices: tuple[int, ...] = field(repr=False, compare=False)
-    _counting: re2.Filter | None = field(repr=False, compare=False)  # those that do, one RE2 each
-    _counting_indices: tuple[int, ...] = field(repr=False, compare=False)
+    # The patterns that do not count, then the counting ones no literal string can filter: each
+    # group shares an automaton. The other counting ones: one RE2 each, behind their filter.
+    _automata: tuple[_Automaton, ...] = field(repr=False, compare=False)
+    _filtered: _Filtered | None = field(repr=False, compare=False)
 
     def matching(self, text: str) -> frozenset[int]:
         """Indices (into ``patterns``) of the patterns that match somewhere in ``text``, which must
         hold no lone surrogate (``safeio.regex.valid_text``)."""
         subject = text.encode("utf-8")
         found: list[int] = []
-        if self._shared is not None:
-            found.extend(self._shared_indices[i] for i in self._shared.Match(subject) or ())
-        if self._counting is not None:
-            found.extend(self._counting_indices[i] for i in self._counting.Match(subject) or ())
+        for automaton in self._automata:
+            found.extend(automaton.indices[i] for i in automaton.compiled.Match(subject) or ())
+        if self._filtered is not None:
+            found.extend(self._filtered.indices[i] for i in self._filtered.compiled.Match(subject) or ())
         return frozenset(found)
 
 
@@ -165,35 +183,41 @@ def check_pattern(pattern: str) -> str | None:
     return None
 
 
+def _automaton(patterns: Sequence[str], indices: tuple[int, ...]) -> _Automaton:
+    compiled = re2.Set.SearchSet(_options())
+    for index in indices:
+        compiled.Add(patterns[index])
+    compiled.Compile()
+    return _Automaton(compiled, indices)
+
+
+def _filter(patterns: Sequence[str], indices: tuple[int, ...]) -> re2.Filter:
+    compiled = re2.Filter()
+    for index in indices:
+        compiled.Add(patterns[index], _options())
+    compiled.Compile()
+    return compiled
+
+
 def compile_set(patterns: Sequence[str]) -> PatternSet:
-    """All of ``patterns``: those that do not count in one RE2 set, each that does in an RE2 of its
-    own behind a filter of the words it needs; raises PatternError naming the first pattern that
-    RE2 refuses."""
+    """All of ``patterns``, grouped as the module docstring says; raises PatternError naming the
+    first pattern that RE2 refuses."""
     for pattern in patterns:
         problem = check_pattern(pattern)
         if problem is not None:
             raise PatternError(pattern, problem)
     counting = tuple(i for i, pattern in enumerate(patterns) if counts(pattern))
-    shared = tuple(i for i in range(len(patterns)) if i not in set(counting))
+    plain = tuple(i for i in range(len(patterns)) if i not in set(counting))
     try:
-        one = re2.Set.SearchSet(_options()) if shared else None
-        for index in shared:
-            assert one is not None
-            one.Add(patterns[index])
-        if one is not None:
-            one.Compile()
-        # FilteredRE2: the literal strings ("atoms") each pattern needs, found in one pass of an
-        # RE2 set of them; only a pattern whose atoms are there is searched for (by its own RE2,
-        # which stops at its first match). The atoms are necessary, so nothing is missed.
-        each = re2.Filter() if counting else None
-        for index in counting:
-            assert each is not None
-            each.Add(patterns[index], _options())
-        if each is not None:
-            each.Compile()
+        # FilteredRE2 passes every pattern that needs no literal string (an empty text has none):
+        # those would each be searched for on every text, so they share an automaton instead.
+        unfiltered = tuple(counting[i] for i in _filter(patterns, counting).Match(b"", True) or ()) if counting else ()
+        filtered = tuple(i for i in counting if i not in set(unfiltered))
+        automata = tuple(_automaton(patterns, group) for group in (plain, unfiltered) if group)
+        behind = _Filtered(_filter(patterns, filtered), filtered) if filtered else None
     except re2.error:
         raise PatternError("|".join(patterns), "the set does not fit RE2's memory budget") from None
-    return PatternSet(tuple(patterns), one, shared, each, counting)
+    return PatternSet(tuple(patterns), automata, behind)
 
 
 def compile_spans(pattern: str) -> Spans:

@@ -153,11 +153,16 @@ def test_counting_examples(pattern: str, expected: bool) -> None:
 
 
 def test_the_counting_patterns_are_searched_apart_and_the_rest_share_one_set() -> None:
-    # Counts in one automaton multiply its states (the module docstring): kept apart.
-    patterns = compile_set(["plain", "a{0,6}b", "other|words", "c{24,}", "d+"])
-    assert (patterns._shared_indices, patterns._counting_indices) == ((0, 2, 4), (1, 3))
-    assert patterns.matching("aaab plain " + "c" * 24 + " d") == {0, 1, 3, 4}
-    assert patterns.matching("aaab plain " + "c" * 23 + " d") == {0, 1, 4}
+    # Counts in one automaton multiply its states (the module docstring): a counting pattern with a
+    # word it needs is searched for alone, behind the filter; one that needs none ("[a-z]{24,}": no
+    # literal string) shares a second automaton with its kind, so it is not one more pass alone.
+    patterns = compile_set(["plain", "ab{0,6}cde", "other|words", "[a-z]{24,}", "d+", "[xy]{3,}"])
+    groups = [automaton.indices for automaton in patterns._automata]
+    assert groups == [(0, 2, 4), (3, 5)]
+    assert patterns._filtered is not None and patterns._filtered.indices == (1,)
+    assert patterns.matching("abbbcde plain " + "c" * 24 + " d") == {0, 1, 3, 4}
+    assert patterns.matching("abbbcd plain " + "c" * 23 + " d 12 3") == {0, 4}
+    assert patterns.matching("xyx") == {5}
 
 
 @settings(max_examples=300, deadline=None)
