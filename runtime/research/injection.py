@@ -542,12 +542,18 @@ def scan_many(texts: list[str]) -> list[Scan]:
     """``scan_injection`` of each text (a source's title, locator, content and metadata values).
 
     ASCII texts (most of what tools return) are first read together in one pass of every gate: an
-    ASCII text has no invisible character, tag or look-alike, so with no gate passing it has no
-    reading, no rule hit and no blob, and its scan is empty. Only when some gate passes is each
-    text scanned on its own.
+    ASCII text has no invisible character, tag or look-alike, so when no reading or blob gate
+    passes and no rule has all its gates passing (a co-occurrence rule has two), it has no
+    reading, no rule hit and no blob, and its scan is empty. Only otherwise is each text scanned
+    on its own.
     """
     valid = [valid_text(text) for text in texts]
     plain = [text for text in valid if text.isascii()]
-    if plain and not _every_gate().matching("\n".join(plain).lower()):
+    if plain and not _possible(_every_passed("\n".join(plain).lower())):
         return [_NOTHING if text.isascii() else _scan(*_visible(text)) for text in valid]
     return [_scan_valid(text) for text in valid]
+
+
+def _possible(passed: _Passed) -> bool:
+    """Whether a text whose gates are ``passed`` could have a reading, a blob or a rule hit."""
+    return bool(passed.readings or passed.blobs) or any(passed.rules.issuperset(c.gates) for c in _rules()[0])
