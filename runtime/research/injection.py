@@ -361,6 +361,7 @@ def _readings(text: str, present: frozenset[int] | None = None, possible: frozen
     if _LEET in possible:
         base = f"{lowered}\n{joined}" if joined else lowered
         spans = _leet_spans(base)
+        # mutation: equivalent: or ">=": position len(lowered) is the line break, where no token starts
         in_joined = sum(start > len(lowered) for start, _ in spans)
         if len(spans) - in_joined >= 2 or in_joined:
             # Only the sentences that hold leetspeak are read as letters: a rule reads within a
