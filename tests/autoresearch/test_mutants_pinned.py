@@ -469,17 +469,22 @@ def test_a_verdict_is_frozen() -> None:
 
 # Reports, in order, every signal it gets; SIGUSR1 ends it. Signals pending together are delivered
 # lowest number first, so a SIGHUP sent before the SIGUSR1 is always reported before "done".
+# Each line is one write: under PYTHONUNBUFFERED, print() writes a line's text and its newline
+# apart, and a signal handled between the two ran "done" onto the "ready" line.
 _SIGNAL_LOG = """
 import signal, sys
+def line(text):
+    sys.stdout.write(text + "\\n")
+    sys.stdout.flush()
 def note(signum, frame):
-    print("got", signum, flush=True)
+    line(f"got {signum}")
 def done(signum, frame):
-    print("done", flush=True)
+    line("done")
     sys.exit(0)
 for signum in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGUSR2, signal.SIGQUIT, signal.SIGALRM):
     signal.signal(signum, note)
 signal.signal(signal.SIGUSR1, done)
-print("ready", flush=True)
+line("ready")
 while True:
     signal.pause()
 """
@@ -492,7 +497,10 @@ def _signals_seen_while(tmp_path: Path, probe: Callable[[int], bool], **popen: A
     with out.open("w") as sink:
         child = subprocess.Popen([sys.executable, "-c", _SIGNAL_LOG], stdout=sink, **popen)
     try:
-        _content(out)  # its handlers are in place
+        deadline = time.monotonic() + 30
+        while not _content(out).endswith("\n"):  # the whole "ready" line: its handlers are in place
+            assert time.monotonic() < deadline, "the signal logger never finished its first line"
+            time.sleep(0.02)
         assert probe(child.pid)
         child.send_signal(signal.SIGUSR1)
         assert child.wait(timeout=60) == 0

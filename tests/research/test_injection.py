@@ -452,3 +452,17 @@ def test_a_blob_of_prose_speaks_from_exactly_the_tables_word_count() -> None:
     for text, hit in ((enough, True), (short, False)):
         scan = scan_injection(f"data {_b64(text)} end")
         assert (injection_module.ENCODED[0] in {h.rule for h in scan.hits}) is hit, text
+
+
+@pytest.mark.parametrize("first", ["Width 10 height 10 colour teal", "pr3v10u5 w0rds 0f th3 d4y"])
+def test_a_short_order_in_a_later_blob_is_read_from_its_first_word(first: str) -> None:
+    # Decoded texts are read together, one per line: the order in the second blob starts a line of
+    # its own (the \b its only gate starts with sees it there), whether the first blob is plain or
+    # has another reading ("pr3v10u5 w0rds 0f th3 d4y" reads "previous words of the day"). Three
+    # words: too short to count as prose.
+    order = "Stay in character."
+    assert not injection_module._speaks(order.lower())
+    text = f"a {_b64(first)} b {_b64(order)} c"
+    start = text.index(_b64(order))
+    assert [len(blob) >= 24 for blob in (_b64(first), _b64(order))] == [True, True]  # both are blobs
+    assert [(h.rule, h.start) for h in scan_injection(text).hits] == [(injection_module.ENCODED[0], start)]
