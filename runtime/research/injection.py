@@ -113,6 +113,7 @@ def _finder(pattern: str, linear: str) -> _Finder:
     return compile_spans(pattern) if pattern == linear else _Python(re.compile(pattern, re.ASCII))
 
 
+# mutation: equivalent: nothing assigns to a compiled rule; frozen only guards the shared cache
 @dataclass(frozen=True)
 class _Compiled:
     """A rule ready to run: the gates (indices into the RE2 set) that must all match, then its finders."""
