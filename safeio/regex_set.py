@@ -42,7 +42,7 @@ answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import re2
@@ -115,26 +115,36 @@ class Spans:
         return [match.span() for match in self._regexp.finditer(subject)]
 
 
-def _differs(pattern: str) -> str | None:
-    """Why RE2 and Python's ``re`` would read ``pattern`` differently, or None."""
+def _tokens(pattern: str) -> Iterator[tuple[int, str, bool]]:
+    """Each token of ``pattern``, with its offset and whether it stands in a character class: an
+    escape (the backslash and the character after it) or one character. A ']' first in a class
+    (after an optional '^') is a literal, not the class's end."""
     i, in_class = 0, False
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
-            if pattern[i + 1 : i + 2] in ("s", "S"):
-                return f"'\\{pattern[i + 1]}' at offset {i}: RE2's leaves out \\v, Python's has it; spell the class"
+            yield i, pattern[i : i + 2], in_class
             i += 2
-            continue
-        if in_class:
+        elif in_class:
+            yield i, char, True
             in_class = char != "]"
+            i += 1
         elif char == "[":
+            yield i, char, False
             in_class = True
-            # A ']' first in a class (after an optional '^') is a literal, not its end.
             i += 2 if pattern[i + 1 : i + 2] == "]" else 3 if pattern[i + 1 : i + 3] == "^]" else 1
-            continue
-        elif char == "$":
+        else:
+            yield i, char, False
+            i += 1
+
+
+def _differs(pattern: str) -> str | None:
+    """Why RE2 and Python's ``re`` would read ``pattern`` differently, or None."""
+    for i, token, in_class in _tokens(pattern):
+        if token in ("\\s", "\\S"):
+            return f"'{token}' at offset {i}: RE2's leaves out \\v, Python's has it; spell the class"
+        if token == "$" and not in_class:
             return f"'$' at offset {i}: RE2 and Python disagree before a final newline; not allowed"
-        i += 1
     return None
 
 
@@ -144,26 +154,11 @@ _REPEAT = re.compile(r"\{(\d+)(?:,(\d*))?\}")
 def counts(pattern: str) -> bool:
     """Whether ``pattern`` holds a bounded repeat that counts past one (``{2}``, ``{0,6}``, ``{24,}``;
     not ``{0,1}``), outside character classes and escapes."""
-    i, in_class = 0, False
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            i += 2 if pattern[i + 1 : i + 2] == "]" else 3 if pattern[i + 1 : i + 3] == "^]" else 1
-            continue
-        elif char == "{":
-            repeat = _REPEAT.match(pattern, i)
-            if repeat is not None:
-                low, high = repeat[1], repeat[2]
-                bound = int(low) if high is None or high == "" else int(high)
-                if bound > 1:
-                    return True
-        i += 1
+    for i, token, in_class in _tokens(pattern):
+        if token == "{" and not in_class and (repeat := _REPEAT.match(pattern, i)) is not None:
+            low, high = repeat[1], repeat[2]
+            if (int(high) if high else int(low)) > 1:
+                return True
     return False
 
 
