@@ -166,7 +166,8 @@ def _queries(kind: str, sessions: int) -> list[str]:
     if kind == "tokens":
         pairs = [(f"w{rng.randint(0, 3000):05d}", f"w{rng.randint(0, 300):05d}") for _ in range(5 * sessions)]
     else:  # two words of the documentation, neither among its commonest
-        common = sorted(_english(), key=lambda w: -len(_english()[w]))
+        chain = _english()
+        common = sorted(chain, key=lambda w: -len(chain[w]))
         words = [w.strip('.,:;"()').lower() for w in common[100:3000]]
         words = sorted({w for w in words if w.isalpha() and len(w) > 3})
         pairs = [(rng.choice(words), rng.choice(words)) for _ in range(5 * sessions)]
