@@ -310,7 +310,7 @@ def profile_run(python: Path, template: Path, scratch: Path, worker: Path, itera
     repo = fresh_copy(template, scratch, "profile")
     out = scratch / "autoresearch.prof"
     result = rcs_autoresearch(
-        [str(python), "-m", "cProfile", "-o", str(out), "-m", "runtime.cli"], repo, worker, iterations
+        [str(python), "-m", "cProfile", "-o", str(out), "-m", "rcs_contracts.runtime.cli"], repo, worker, iterations
     )
     buffer = io.StringIO()
     stats = pstats.Stats(str(out), stream=buffer)

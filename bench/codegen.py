@@ -68,7 +68,7 @@ REFERENCE_OPTIONS = (
 RCS_IN_PROCESS = """
 import json, shutil, sys, time
 from pathlib import Path
-from codegen.cli import run
+from rcs_contracts.codegen.cli import run
 n, root = int(sys.argv[1]), Path(sys.argv[2])
 samples = []
 for i in range(n + 1):

@@ -600,7 +600,8 @@ class Coverage:
         return {test for tests in self.lines.get(path, {}).values() for test in tests}
 
 
-IMPORT_ROOTS = ("runtime", "safeio", "codegen")
+PACKAGE = "rcs_contracts"
+IMPORT_ROOTS = ("runtime", "engine", "base", "safeio", "codegen")
 
 
 def module_name(path: str) -> str:
@@ -624,7 +625,8 @@ def imported_modules(path: str, source: str) -> set[str]:
             module = ".".join([*base, *(node.module.split(".") if node.module else [])])
             found.add(module)
             found.update(f"{module}.{alias.name}" for alias in node.names)
-    return found
+    # The installed package holds the project's folders: rcs_contracts.runtime.x is runtime/x.py.
+    return {name.removeprefix(PACKAGE + ".") for name in found}
 
 
 def test_files_importing(paths: Sequence[str], test_dirs: Sequence[str], root: Path) -> dict[str, list[str]]:
@@ -661,7 +663,7 @@ def importers_of(paths: Sequence[str], root: Path) -> dict[str, list[str]]:
 
 CACHE_DIR = ROOT / ".mutation-cache"
 COVERAGE_FORMAT = 2  # 2: each test's module- and class-scoped fixtures
-CACHED_PARTS = ("runtime", "safeio", "generated", "codegen", "tests", "schemas")
+CACHED_PARTS = ("runtime", "engine", "base", "safeio", "generated", "codegen", "tests", "schemas")
 
 
 def coverage_key(paths: Sequence[str], test_dirs: Sequence[str]) -> str:
@@ -897,7 +899,8 @@ def project_relative(filename: str, prefix: str, paths: Sequence[str]) -> str | 
     """The project path of a traced file: under the project copy (``prefix``), or one of ``paths``
     in a copy of the project a test made elsewhere (the mutant was copied with it); else None."""
     if filename.startswith(prefix):
-        return filename[len(prefix) :].replace(os.sep, "/")
+        # Imported through the package's links (rcs_contracts/runtime -> runtime): the same file.
+        return filename[len(prefix) :].replace(os.sep, "/").removeprefix(PACKAGE + "/")
     for path in paths:
         if filename.endswith(os.sep + os.path.join(*path.split("/"))):
             return path

@@ -39,8 +39,8 @@ from _common import ROOT, BenchError, bar, check_root, main_wrapper, parser, pri
 
 sys.path.insert(0, str(ROOT))
 
-from runtime.odr import ODRConfig, ODRState, parse_architect, parse_auditor, run_round
-from runtime.odr.core import code_leaks, compiled_patterns
+from rcs_contracts.runtime.odr import ODRConfig, ODRState, parse_architect, parse_auditor, run_round
+from rcs_contracts.runtime.odr.core import code_leaks, compiled_patterns
 
 WORST_BAR = 0.2  # seconds, median run_round on the slowest 1 MiB input
 MIB = 1 << 20

@@ -108,10 +108,10 @@ except ImportError as exc:  # the comparison tools are not project dependencies
     )
     sys.exit(2)
 
-from generated.phase1.config import BM25_B, BM25_K1, SCORE_BITS
-from runtime.phase1 import IngestedPaper, ingest_document, retrieve
-from runtime.phase1.index import Index
-from runtime.phase1.text import tokens
+from rcs_contracts.generated.phase1.config import BM25_B, BM25_K1, SCORE_BITS
+from rcs_contracts.runtime.phase1 import IngestedPaper, ingest_document, retrieve
+from rcs_contracts.runtime.phase1.index import Index
+from rcs_contracts.runtime.phase1.text import tokens
 
 MIB = 1 << 20
 VOCAB_SIZE = 50_000

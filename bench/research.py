@@ -45,9 +45,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from runtime.research import ResearchRequest, run_research  # noqa: E402
-from runtime.research.adapter import make_tools  # noqa: E402
-from runtime.research.injection import scan_injection  # noqa: E402
+from rcs_contracts.runtime.research import ResearchRequest, run_research  # noqa: E402
+from rcs_contracts.runtime.research.adapter import make_tools  # noqa: E402
+from rcs_contracts.runtime.research.injection import scan_injection  # noqa: E402
 
 SESSION_BAR_MS = 50.0
 OVERHEAD_BAR_MS = 1.0

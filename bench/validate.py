@@ -37,7 +37,7 @@ rcs <= 5x the jsonschema-rs script's (which checks the JSON Schema only, where r
 the typed model and runs the semantic rules on it).
 
 A second, in-process measurement times the schema-level verdict per artifact
-(``runtime.validation.schema_verdict``: read the JSON, the JSON Schema engine's verdict, then the
+(``engine.validation.schema_verdict``: read the JSON, the JSON Schema engine's verdict, then the
 typed model) against bare ``StructuredReport.model_validate_json`` on the same texts (the first
 2,000 reports), each over all texts per pass, passes alternating, 7 passes (3 with --quick);
 medians in microseconds per artifact. Bar: the verdict within 2x of the bare model.
@@ -293,8 +293,8 @@ def in_process(work: Path, files: list[str], passes: int) -> tuple[Timing, Timin
     """Per-artifact seconds of the schema-level verdict and of the bare model, same texts, same run."""
     import time
 
-    from generated.evidence.structured_report_schema import StructuredReport
-    from runtime import kinds, validation
+    from rcs_contracts.engine import kinds, validation
+    from rcs_contracts.generated.evidence.structured_report_schema import StructuredReport
 
     kind = kinds.resolve("evidence/structured_report")
     texts = [(work / f).read_bytes() for f in files[:IN_PROCESS_FILES]]

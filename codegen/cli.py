@@ -7,11 +7,16 @@ The compiler's modules are imported inside ``run`` so that ``rcs --help`` stays 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from pathlib import Path
 
-from safeio.terminal import printable
+from rcs_contracts.base.about import INSTALL_CODEGEN
+from rcs_contracts.safeio.terminal import printable
+
+# The import names of the `codegen` extra's packages (pyproject.toml).
+COMPILER_MODULES = ("datamodel_code_generator", "jinja2", "jsonschema")
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -43,16 +48,18 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 def run(root: Path, check: bool, quiet: bool = False) -> int:
     """Run the compiler on ``root``; returns the exit status."""
     started = time.perf_counter()
-    try:
-        from codegen import render, sources, write
-        from codegen.diagnostics import CompileError
-    except ImportError as exc:
+    # The compiler's extra, looked for before any of it is imported: some of its modules are only
+    # imported once a schema needs rendering, which would fail as a defect in rcs, not as a missing install.
+    missing = next((name for name in COMPILER_MODULES if importlib.util.find_spec(name) is None), None)
+    if missing is not None:
         print(
-            f"rcs codegen: the compiler is not installed ({exc.name} is missing); "
-            "install it with: pip install 'rcs[codegen]'",
+            f"rcs codegen: the compiler is not installed ({missing} is missing); install it with: {INSTALL_CODEGEN}",
             file=sys.stderr,
         )
         return 2
+    from rcs_contracts.codegen import render, sources, write
+    from rcs_contracts.codegen.diagnostics import CompileError
+
     try:
         project = sources.load(root)
         # Every stamp matching means these exact inputs, with this exact compiler, already passed
@@ -61,7 +68,7 @@ def run(root: Path, check: bool, quiet: bool = False) -> int:
             if not quiet:
                 print(f"rcs codegen: up to date ({time.perf_counter() - started:.2f}s)")
             return 0
-        from codegen import lint
+        from rcs_contracts.codegen import lint
 
         problems = lint.check(project)
         if problems:

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codegen.diagnostics import CompileError, Diagnostic
-from safeio import files
+from rcs_contracts.codegen.diagnostics import CompileError, Diagnostic
+from rcs_contracts.safeio import files
 
 FILE = "pyproject.toml"
 MAX_BYTES = 1024 * 1024  # a project file, not data: the cap only keeps a FIFO from hanging the build

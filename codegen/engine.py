@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from codegen.keywords import objects
+from rcs_contracts.codegen.keywords import objects
 
 # Every document is named rcs:///<path from the project root>: hierarchical, so relative $ids and
 # $refs resolve between files exactly as between the files on disk, and never fetchable.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from codegen.positions import escape
+from rcs_contracts.codegen.positions import escape
 
 # Keywords that take a map of name -> schema, a list of schemas, or one schema.
 SCHEMA_MAPS = ("$defs", "properties", "patternProperties", "dependentSchemas")

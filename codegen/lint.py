@@ -19,11 +19,11 @@ from typing import Any
 
 import jsonschema_rs
 
-from codegen import engine, research_tables, schema_lint
-from codegen.diagnostics import Diagnostic
-from codegen.positions import escape, first_problem, line_of, pointer
-from codegen.schema_lint import shorthand_escapes
-from codegen.sources import Domain, Project, SourceFile, Table
+from rcs_contracts.codegen import engine, research_tables, schema_lint
+from rcs_contracts.codegen.diagnostics import Diagnostic
+from rcs_contracts.codegen.positions import escape, first_problem, line_of, pointer
+from rcs_contracts.codegen.schema_lint import shorthand_escapes
+from rcs_contracts.codegen.sources import Domain, Project, SourceFile, Table
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -281,6 +281,8 @@ def check(project: Project) -> list[Diagnostic]:
         found.extend(schema_lint.correctness(sf, known, settings.annotations))
         if settings.house_style:
             found.extend(schema_lint.house_style(sf, artifact))
+    if settings.house_style:
+        found.extend(schema_lint.shared_ids([sf for sf, _ in files]))
     for domain in project.domains:
         for table in domain.tables:
             found.extend(lint_table(table, known))

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from codegen import engine, research_tables, verify
-from codegen.diagnostics import CompileError, Diagnostic
-from codegen.keywords import objects
-from codegen.sources import SCHEMA_SUFFIX, Domain, Project, SourceFile, Table
-from codegen.stamp import compiler_fingerprint, inputs_hash, sha256, stamp_python
+from rcs_contracts.base.about import GENERATED_PACKAGE
+from rcs_contracts.codegen import engine, research_tables, verify
+from rcs_contracts.codegen.diagnostics import CompileError, Diagnostic
+from rcs_contracts.codegen.keywords import objects
+from rcs_contracts.codegen.sources import SCHEMA_SUFFIX, Domain, Project, SourceFile, Table
+from rcs_contracts.codegen.stamp import compiler_fingerprint, inputs_hash, sha256, stamp_python
 
 TEMPLATES = Path(__file__).parent / "templates"
 FORMATTER_SETTINGS = Path(__file__).parent / "formatter"
@@ -157,8 +158,8 @@ def _views(domain: Domain, registry: Any) -> dict[str, dict[str, Any]]:
     import jsonschema_rs
     from pydantic import Field, TypeAdapter
 
-    from codegen import engine
-    from codegen.view import ModelView
+    from rcs_contracts.codegen import engine
+    from rcs_contracts.codegen.view import ModelView
 
     def pattern_ok(pattern: str) -> bool:
         try:
@@ -167,7 +168,7 @@ def _views(domain: Domain, registry: Any) -> dict[str, dict[str, Any]]:
             return False
         return True
 
-    from codegen.view import file_references
+    from rcs_contracts.codegen.view import file_references
 
     viewer_for: dict[str, ModelView] = {}
     views: dict[str, dict[str, Any]] = {}
@@ -213,7 +214,7 @@ def render_models(domain: Domain, registry: Any) -> tuple[dict[str, str], dict[s
                     input_file_type=InputFileType.JsonSchema,
                     output_model_type=DataModelType.PydanticV2BaseModel,
                     target_python_version=PythonVersion.PY_311,
-                    base_class="generated._support.StrictModel",
+                    base_class=f"{GENERATED_PACKAGE}._support.StrictModel",
                     collapse_root_models=True,
                     use_type_alias=True,
                     enum_field_as_literal=LiteralType.All,
@@ -369,7 +370,7 @@ def render(project: Project) -> Plan:
                     "kind": f"{domain.name}/{schema.path.name[: -len(SCHEMA_SUFFIX)]}",
                     "domain": domain.name,
                     "name": schema.path.name[: -len(SCHEMA_SUFFIX)],
-                    "module": f"generated.{domain.name}.{module}",
+                    "module": f"{GENERATED_PACKAGE}.{domain.name}.{module}",
                     "model": title,
                     "schema": schema.rel,
                     "uri": schema.uri,

@@ -18,9 +18,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from codegen.diagnostics import Diagnostic
-from codegen.sources import Domain, SourceFile, Table
-from safeio.regex_set import check_pattern
+from rcs_contracts.codegen.diagnostics import Diagnostic
+from rcs_contracts.codegen.sources import Domain, SourceFile, Table
+from rcs_contracts.safeio.regex_set import check_pattern
 
 # The tables whose content the contract version covers, by kind.
 VERSIONED = ("research_stop_reasons", "research_policy", "research_responses", "research_injection")

@@ -12,10 +12,12 @@ Correctness: the schema must mean what it says, exactly as draft 2020-12 defines
 * nothing that cannot be meant: ``enum: []``, a lower bound above its upper bound, a ``required``
   name that ``additionalProperties: false`` (with no property or pattern admitting it) forbids.
 
-House style (on by default): ``$schema`` and ``$id`` (the file's own name) stated, every object
-says ``additionalProperties`` (``false`` when it lists ``properties``), no ``\\d \\w \\s`` in
-patterns, and a top-level artifact schema has a ``title`` and an optional ``$schema`` property
-(R-GEN-4). These messages end in ``[house style]``.
+House style (on by default): ``$schema`` and ``$id`` (the file's own name, unique across all
+domains) stated, every object says ``additionalProperties`` (``false`` when it lists
+``properties``), no ``\\d \\w \\s`` in patterns, no union of types but ``[T, "null"]``, and a
+top-level artifact schema has a ``title`` and an optional ``$schema`` property (R-GEN-4). The
+unique ``$id`` and the unions keep every schema loadable as it is by Ajv in strict mode and by any
+registry keyed by ``$id`` (SPEC.md 2.1). These messages end in ``[house style]``.
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ from typing import Any, TypeGuard
 
 import jsonschema_rs
 
-from codegen import engine
-from codegen.diagnostics import Diagnostic
-from codegen.keywords import KNOWN, REPLACED, children, subschemas
-from codegen.positions import escape, line_of, pointer
-from codegen.sources import SourceFile
-from safeio.regex import PatternError, compile_linear
+from rcs_contracts.codegen import engine
+from rcs_contracts.codegen.diagnostics import Diagnostic
+from rcs_contracts.codegen.keywords import KNOWN, REPLACED, children, subschemas
+from rcs_contracts.codegen.positions import escape, line_of, pointer
+from rcs_contracts.codegen.sources import SourceFile
+from rcs_contracts.safeio.regex import PatternError, compile_linear
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 HOUSE = " [house style]"
@@ -319,6 +321,21 @@ def root_uri(sf: SourceFile) -> str:
     return engine.URI_BASE + joined.removeprefix("file:///").split("#", 1)[0]
 
 
+def shared_ids(files: list[SourceFile]) -> Iterator[Diagnostic]:
+    """Two schema files with one ``$id`` (house style: the file's name) in different folders: a
+    validator that keys schemas by ``$id`` (Ajv, any registry loading the exported bundle) holds
+    one of them only."""
+    first: dict[str, SourceFile] = {}
+    for sf in sorted(files, key=lambda f: f.rel):
+        own = sf.data.get("$id") if isinstance(sf.data, dict) else None
+        if not isinstance(own, str):
+            continue
+        other = first.setdefault(own, sf)
+        if other is not sf:
+            message = f"'$id' {own!r} is also {other.rel}'s: every $id must be unique across all domains"
+            yield _diag(sf, "/$id", message + HOUSE)
+
+
 def shared_uris(files: list[SourceFile]) -> Iterator[Diagnostic]:
     """Two documents answering to one URI: a reference to it could mean either."""
     owners: dict[str, SourceFile] = {sf.uri: sf for sf in files}
@@ -365,6 +382,12 @@ def house_style(sf: SourceFile, artifact: bool) -> Iterator[Diagnostic]:
                 yield _diag(
                     sf, ptr, "map schema must say 'additionalProperties' (a schema for its values, or true)" + HOUSE
                 )
+        kinds = sub.get("type")
+        if isinstance(kinds, list) and len(kinds) > 1 and not (len(kinds) == 2 and "null" in kinds):
+            # Ajv's strict mode (strictTypes) refuses a union of types other than one type or null;
+            # integer and number: "number" holds every integer already.
+            fix = "'number'" if set(kinds) == {"integer", "number"} else "anyOf with one type in each branch"
+            yield _diag(sf, ptr + "/type", f"type union {kinds} is refused by Ajv's strict mode; write {fix}" + HOUSE)
         patterns: list[tuple[str, str]] = []
         if isinstance(sub.get("pattern"), str):
             patterns.append((ptr + "/pattern", sub["pattern"]))

@@ -24,11 +24,11 @@ from typing import Any
 
 import yaml
 
-from codegen import config
-from codegen.diagnostics import CompileError, Diagnostic
-from codegen.engine import uri_of
-from codegen.positions import first_problem, json_line_map, line_map
-from safeio import files, yaml_data
+from rcs_contracts.codegen import config
+from rcs_contracts.codegen.diagnostics import CompileError, Diagnostic
+from rcs_contracts.codegen.engine import uri_of
+from rcs_contracts.codegen.positions import first_problem, json_line_map, line_map
+from rcs_contracts.safeio import files, yaml_data
 
 SCHEMA_SUFFIX = ".schema.json"
 TABLE_SCHEMA_DIR = "tables"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from codegen.sources import SourceFile
+from rcs_contracts.codegen.sources import SourceFile
 
 _CODEGEN_DIR = Path(__file__).parent
 HEADER_RE = re.compile(

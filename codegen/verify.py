@@ -18,9 +18,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from codegen.diagnostics import Diagnostic
+from rcs_contracts.base.about import GENERATED_PACKAGE
+from rcs_contracts.codegen.diagnostics import Diagnostic
 
-_GENERATED_IMPORT = re.compile(r"^from generated(\.|\s)", re.MULTILINE)
+_GENERATED_IMPORT = re.compile(rf"^from {re.escape(GENERATED_PACKAGE)}(\.|\s)", re.MULTILINE)
 
 
 def _fields(model: Any) -> set[str] | None:
@@ -58,7 +59,7 @@ def _check_kinds(
 ) -> Iterator[Diagnostic]:
     refusal = "rcs cannot build a model for this schema"
     for kind in kinds:
-        module_name = kind["module"].replace("generated.", f"{package}.", 1)
+        module_name = kind["module"].replace(f"{GENERATED_PACKAGE}.", f"{package}.", 1)
         try:
             module = importlib.import_module(module_name)
         except Exception as exc:  # anything the generated code raises on import

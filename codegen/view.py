@@ -27,10 +27,11 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from codegen.keywords import objects
+from rcs_contracts.base.about import GENERATED_PACKAGE
+from rcs_contracts.codegen.keywords import objects
 
-JSON_INT = "generated._support.JsonInt"
-JSON_NUMBER = "generated._support.JsonNumber"
+JSON_INT = f"{GENERATED_PACKAGE}._support.JsonInt"
+JSON_NUMBER = f"{GENERATED_PACKAGE}._support.JsonNumber"
 _DEF_REF = re.compile(r"(?P<file>[a-z][a-z0-9_]*\.schema\.json)?#/\$defs/(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
 _FILE_REF = re.compile(r"[a-z][a-z0-9_]*\.schema\.json")
 _NUMERIC_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")

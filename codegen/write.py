@@ -13,9 +13,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codegen.render import Plan, Section
-from codegen.stamp import read_python_stamp, sha256
-from safeio import files
+from rcs_contracts.codegen.render import Plan, Section
+from rcs_contracts.codegen.stamp import read_python_stamp, sha256
+from rcs_contracts.safeio import files
 
 SPEC = "SPEC.md"
 GENERATED = "generated"

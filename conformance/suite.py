@@ -34,7 +34,18 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SUITE = ROOT.parent / "shared" / "json-schema-test-suite"
 REMOTE_PREFIX = "http://localhost:1234/draft2020-12/"
 # The throwaway project holds rcs's own schemas too: the command line needs every domain's tables.
-PROJECT_PARTS = ("schemas", "claim_policy.yaml")
+# rcs's own schemas beside the suite's, and its code with the links of rcs_contracts/ to it: the
+# project's rcs_contracts.generated is the one its codegen writes.
+PROJECT_PARTS = (
+    "schemas",
+    "claim_policy.yaml",
+    "base",
+    "safeio",
+    "codegen",
+    "engine",
+    "runtime",
+    "rcs_contracts",
+)
 
 # Where rcs departs from the suite on purpose (SPEC.md 3.2). Refused groups: (file, group) -> the
 # lint message it must be refused with. Deviations: file -> what its disagreements must all be.
@@ -86,7 +97,7 @@ def build_project(suite: Path, dest: Path, optional: bool = False) -> dict[str, 
     for part in PROJECT_PARTS:
         source = ROOT / part
         if source.is_dir():
-            shutil.copytree(source, dest / part)
+            shutil.copytree(source, dest / part, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             (dest / part).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / part)
@@ -113,7 +124,7 @@ def build_project(suite: Path, dest: Path, optional: bool = False) -> dict[str, 
 
 
 def environment(project: Path) -> dict[str, str]:
-    """The project's generated/ first on the path (the installed rcs supplies codegen/ and runtime/)."""
+    """The project first on the path: its rcs_contracts is its own code, compiling into its generated/."""
     return dict(os.environ, PYTHONPATH=str(project), PYTHONDONTWRITEBYTECODE="1")
 
 
@@ -127,7 +138,7 @@ def compile_project(project: Path) -> dict[str, list[str]]:
     refused: dict[str, list[str]] = {}
     for _ in range(5):
         done = subprocess.run(
-            [sys.executable, "-m", "runtime.cli", "codegen", "--root", str(project), "--quiet"],
+            [sys.executable, "-m", "rcs_contracts.runtime.cli", "codegen", "--root", str(project), "--quiet"],
             cwd=project,
             env=environment(project),
             capture_output=True,
@@ -153,7 +164,7 @@ def compile_project(project: Path) -> dict[str, list[str]]:
 WORKER = r"""
 import contextlib, io, json, sys
 from pathlib import Path
-from runtime import cli
+from rcs_contracts.runtime import cli
 jobs = json.loads(sys.stdin.read())
 out = {}
 for kind, files in jobs.items():

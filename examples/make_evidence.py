@@ -1056,7 +1056,7 @@ def check(files: dict[Path, bytes]) -> list[str]:
         if not p.is_file() or p.read_bytes() != b
     ]
     sys.path.insert(0, str(ROOT))
-    from runtime.evidence import (
+    from rcs_contracts.runtime.evidence import (
         BudgetPolicy,
         BudgetTracker,
         ContractViolationError,

@@ -19,14 +19,15 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from runtime.collect import Collection
+    from rcs_contracts.engine.collect import Collection
 
-from runtime.exit_status import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_USAGE
+from rcs_contracts.base.exit_status import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_USAGE
 
 
 def _parser() -> argparse.ArgumentParser:
-    from codegen.cli import build_parser as codegen_parser
-    from generated.autoresearch.config import (
+    from rcs_contracts.base.about import DISTRIBUTION, VERSION
+    from rcs_contracts.codegen.cli import build_parser as codegen_parser
+    from rcs_contracts.generated.autoresearch.config import (
         BRANCH_PREFIX,
         CODEX_BINARY_ENV,
         KEEP_POLICIES,
@@ -35,14 +36,15 @@ def _parser() -> argparse.ArgumentParser:
         WORKTREE_PREFIX,
         WORKTREES_SUFFIX,
     )
-    from generated.odr.stop_rules import StopReason
-    from generated.phase1.config import DEFAULT_TOP_K, NOT_STATED
+    from rcs_contracts.generated.odr.stop_rules import StopReason
+    from rcs_contracts.generated.phase1.config import DEFAULT_TOP_K, NOT_STATED
 
     parser = argparse.ArgumentParser(
         prog="rcs",
         description="Schema-first contract compiler and runtime for research-agent systems.",
         epilog="Run `rcs COMMAND --help` for the options of each command.",
     )
+    parser.add_argument("--version", action="version", version=f"rcs {VERSION} ({DISTRIBUTION} on PyPI)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     codegen_parser(commands.add_parser("codegen", help="compile schemas and rule tables into generated/"))
     validate = commands.add_parser(
@@ -184,12 +186,18 @@ def exit_status(collection: Collection) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from generated.cli import messages as M
-    from runtime import collect, report
-    from safeio.terminal import printable
+    from rcs_contracts.engine import collect, report
+    from rcs_contracts.generated.cli import messages as M
+    from rcs_contracts.safeio.terminal import printable
 
     progress = _progress if sys.stderr.isatty() else None
-    collection = collect.collect(args.paths, args.kind, args.evidence, args.claim_policy, progress)
+    loaders = None
+    if args.evidence is not None or args.claim_policy is not None:
+        from rcs_contracts.runtime.evidence.policy import load_claim_policy
+        from rcs_contracts.runtime.evidence.store import EvidenceStore
+
+        loaders = collect.EvidenceLoaders(store=EvidenceStore.from_bundle, policy=load_claim_policy)
+    collection = collect.collect(args.paths, args.kind, args.evidence, args.claim_policy, progress, loaders)
     # The status is decided before anything is written, so a closed pipe cannot change it.
     status = exit_status(collection)
     try:
@@ -332,34 +340,34 @@ def main(argv: list[str] | None = None) -> int:
         if arguments[:1] == ["codegen"]:
             # The compiler must run even when generated/ is stale or broken (a removed constant, a bad
             # hand edit): it is what repairs it, so it is reached without importing generated/.
-            from codegen.cli import main as codegen_main
+            from rcs_contracts.codegen.cli import main as codegen_main
 
             return codegen_main(arguments[1:])
         args = _parser().parse_args(_codex_args_verbatim(arguments))
         if args.command == "phase1":
-            from runtime.phase1.command import main as phase1_main
+            from rcs_contracts.runtime.phase1.command import main as phase1_main
 
             return phase1_main(args.paper, args.query, args.top_k, args.format)
         if args.command == "research":
-            from runtime.research.command import main as research_main
+            from rcs_contracts.runtime.research.command import main as research_main
 
             return research_main(
                 args.request, args.docs, args.web, args.format, args.telemetry, args.evidence_out, args.flag
             )
         if args.command == "autoresearch":
-            from runtime.autoresearch.command import main as autoresearch_main
+            from rcs_contracts.runtime.autoresearch.command import main as autoresearch_main
 
             return autoresearch_main(args.args, args.resume, args.max_iterations)
         if args.command == "odr":
-            from runtime.odr.command import main as odr_main
+            from rcs_contracts.runtime.odr.command import main as odr_main
 
             return odr_main(args.rounds, args.config)
         return _validate(args)
     except KeyboardInterrupt:
         return EXIT_SIGINT
     except Exception as exc:  # a bug in rcs: say so in one line rather than a traceback
-        from generated.cli import messages as M
-        from safeio.terminal import printable
+        from rcs_contracts.generated.cli import messages as M
+        from rcs_contracts.safeio.terminal import printable
 
         print(printable(M.internal_error(kind=type(exc).__name__, detail=str(exc))), file=sys.stderr)
         return EXIT_INTERNAL

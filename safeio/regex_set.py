@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 import re2
 
-from safeio.regex import PatternError
+from rcs_contracts.safeio.regex import PatternError
 
 # Bytes RE2 may spend on the automaton of one set: states are built lazily and flushed when full,
 # so this bounds memory, not speed; it must hold at least a few states of the largest set.

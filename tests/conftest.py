@@ -12,7 +12,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT_PARTS = ("pyproject.toml", "claim_policy.yaml", "SPEC.md", "schemas", "codegen", "generated", "runtime")
+PROJECT_PARTS = (
+    "pyproject.toml",
+    "claim_policy.yaml",
+    "SPEC.md",
+    "schemas",
+    "base",
+    "safeio",
+    "codegen",
+    "generated",
+    "engine",
+    "runtime",
+    "rcs_contracts",  # links to the folders above (and claim_policy.yaml): the copy imports its own
+)
 
 
 def copy_project(dest: Path) -> Path:
@@ -21,19 +33,19 @@ def copy_project(dest: Path) -> Path:
     for part in PROJECT_PARTS:
         source = ROOT / part
         if source.is_dir():
-            shutil.copytree(source, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source, dest / part, ignore=shutil.ignore_patterns("__pycache__"), symlinks=True)
         else:
             shutil.copy2(source, dest / part)
     return dest
 
 
 def run_rcs(args: list[str], cwd: Path | None = None, project: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m runtime.cli ARGS``; with ``project`` its packages shadow the installed ones."""
+    """Run ``python -m rcs_contracts.runtime.cli ARGS``; with ``project`` its packages shadow the installed ones."""
     env = dict(os.environ)
     if project is not None:
         env["PYTHONPATH"] = str(project)
     return subprocess.run(
-        [sys.executable, "-m", "runtime.cli", *args],
+        [sys.executable, "-m", "rcs_contracts.runtime.cli", *args],
         cwd=cwd or project or ROOT,
         env=env,
         capture_output=True,

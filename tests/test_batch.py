@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from runtime import validation
-from runtime.cli import main
+from rcs_contracts.engine import validation
+from rcs_contracts.runtime.cli import main
 
 
 @pytest.fixture

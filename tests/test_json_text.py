@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runtime import json_text
-from runtime.json_text import JsonTextError
+from rcs_contracts.engine import json_text
+from rcs_contracts.engine.json_text import JsonTextError
 
 OVERFLOW = "a number is too large for a 64-bit float (I-JSON, RFC 7493 section 2.2)"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import runtime.evidence as evidence
-from generated._support import RcsError
+import rcs_contracts.runtime.evidence as evidence
+from rcs_contracts.generated._support import RcsError
 
 
 def test_evidence_public_names() -> None:
@@ -37,7 +37,8 @@ def test_evidence_public_names() -> None:
     for name in evidence.__all__:
         # Models, errors and tables come from the compiler's output; behaviour from the runtime.
         module = getattr(evidence, name).__module__
-        assert module.startswith(("generated.evidence.", "runtime.evidence.")), (name, module)
+        homes = ("rcs_contracts.generated.evidence.", "rcs_contracts.runtime.evidence.")
+        assert module.startswith(homes), (name, module)
 
 
 def test_exception_tree() -> None:
@@ -55,12 +56,12 @@ def test_exception_tree() -> None:
     ]
     for leaf in leaves:
         assert leaf.__bases__ == (base,), leaf
-        assert leaf.__module__ == "generated.evidence.errors"
+        assert leaf.__module__ == "rcs_contracts.generated.evidence.errors"
     assert not any(issubclass(leaf, (KeyError, ValueError)) for leaf in leaves)
 
 
 def test_exception_tree_is_drawn_in_the_docstring() -> None:
-    from generated.evidence import errors
+    from rcs_contracts.generated.evidence import errors
 
     doc = evidence.__doc__ or ""
     for cls in set(errors.ERROR_CLASSES.values()):
@@ -79,7 +80,7 @@ def test_exception_tree_is_drawn_in_the_docstring() -> None:
 
 
 def test_odr_public_names() -> None:
-    import runtime.odr as odr
+    import rcs_contracts.runtime.odr as odr
 
     assert sorted(odr.__all__) == [
         "ODRConfig",
@@ -95,15 +96,15 @@ def test_odr_public_names() -> None:
         "parse_auditor",
         "run_round",
     ]
-    from generated.odr import errors
+    from rcs_contracts.generated.odr import errors
 
     for cls in set(errors.ERROR_CLASSES.values()):
         assert f"── {cls.__name__} " in (odr.__doc__ or ""), cls
 
 
 def test_phase1_public_names() -> None:
-    import runtime.phase1 as phase1
-    from generated.phase1 import errors
+    import rcs_contracts.runtime.phase1 as phase1
+    from rcs_contracts.generated.phase1 import errors
 
     for name in (
         "ingest_document",
@@ -125,7 +126,7 @@ def test_phase1_public_names() -> None:
 
 
 def test_autoresearch_public_names_and_exception_tree() -> None:
-    import runtime.autoresearch as autoresearch
+    import rcs_contracts.runtime.autoresearch as autoresearch
 
     assert sorted(autoresearch.__all__) == [
         "AutoresearchError", "Candidate", "Evaluation", "EvaluatorResult", "GitError", "IterationLedger",
@@ -136,13 +137,13 @@ def test_autoresearch_public_names_and_exception_tree() -> None:
     assert base.__mro__[1] is RcsError
     for leaf in (autoresearch.SchemaViolationError, autoresearch.MissionError, autoresearch.LockError,
                  autoresearch.ResumeError, autoresearch.GitError, autoresearch.LaneError, autoresearch.WorkerError):
-        assert leaf.__bases__ == (base,) and leaf.__module__ == "generated.autoresearch.errors"
+        assert leaf.__bases__ == (base,) and leaf.__module__ == "rcs_contracts.generated.autoresearch.errors"
         assert leaf.__name__ in (autoresearch.__doc__ or "")
 
 
 def test_research_public_names_and_exception_tree() -> None:
-    import runtime.research as research
-    from generated.research import errors
+    import rcs_contracts.runtime.research as research
+    from rcs_contracts.generated.research import errors
 
     for name in (
         "ResearchRequest",

@@ -1,4 +1,4 @@
-"""runtime.schema_errors: the declared type at a place in a document, and schema errors as contract errors."""
+"""engine/schema_errors.py: the declared type at a place in a document, and schema errors as contract errors."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 from pydantic import BaseModel, Field
 from typing_extensions import TypeAliasType
 
-from generated.evidence.evidence_bundle_schema import EvidenceRef
-from generated.evidence.literature_map_schema import LiteratureMap, MapNode
-from generated.evidence.structured_report_schema import StructuredReport
-from runtime.schema_errors import _unwrap, model_at
+from rcs_contracts.engine.schema_errors import _unwrap, model_at
+from rcs_contracts.generated.evidence.evidence_bundle_schema import EvidenceRef
+from rcs_contracts.generated.evidence.literature_map_schema import LiteratureMap, MapNode
+from rcs_contracts.generated.evidence.structured_report_schema import StructuredReport
 
 Alias = TypeAliasType("Alias", Annotated[int, Field(ge=0)])
 
@@ -74,7 +74,7 @@ def test_a_place_the_models_do_not_declare_is_none(root: Any, place: tuple[str |
     assert model_at(root, place) is None
 
 
-# --- runtime.validation.rules_for: a domain's hand-written rules, failing closed -----------------------
+# --- engine.validation.rules_for: a domain's hand-written rules, failing closed -----------------------
 
 
 def _importer(missing: str) -> Any:
@@ -85,9 +85,9 @@ def _importer(missing: str) -> Any:
     real = importlib.import_module
 
     def fake(name: str) -> Any:
-        if name == "runtime.zz.checks":
+        if name == "rcs_contracts.runtime.zz.checks":
             raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
-        if name == "generated.zz.errors":
+        if name == "rcs_contracts.generated.zz.errors":
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return real(name)
 
@@ -99,12 +99,12 @@ def test_a_domain_without_checks_or_errors_reports_in_the_default_domain_s_class
 ) -> None:
     import dataclasses
 
-    from generated.cli import messages
-    from runtime import validation
+    from rcs_contracts.engine import validation
+    from rcs_contracts.generated.cli import messages
 
-    monkeypatch.setattr(validation.importlib, "import_module", _importer("runtime.zz.checks"))
+    monkeypatch.setattr(validation.importlib, "import_module", _importer("rcs_contracts.runtime.zz.checks"))
     rules = validation.rules_for.__wrapped__("zz")
-    assert rules.checks == {} and rules.errors.__name__ == f"generated.{messages.DEFAULT_DOMAIN}.errors"
+    assert rules.checks == {} and rules.errors.__name__ == f"rcs_contracts.generated.{messages.DEFAULT_DOMAIN}.errors"
     with pytest.raises(dataclasses.FrozenInstanceError):
         rules.checks = {}  # type: ignore[misc]
 
@@ -112,7 +112,7 @@ def test_a_domain_without_checks_or_errors_reports_in_the_default_domain_s_class
 def test_checks_that_need_a_module_that_is_not_installed_are_an_error_not_no_checks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from runtime import validation
+    from rcs_contracts.engine import validation
 
     monkeypatch.setattr(validation.importlib, "import_module", _importer("some_missing_library"))
     with pytest.raises(ModuleNotFoundError) as info:
@@ -129,7 +129,7 @@ def test_checks_that_need_a_module_that_is_not_installed_are_an_error_not_no_che
     ],
 )
 def test_a_schema_ref_names_its_kind_before_any_fragment(ref: str, kind: str | None) -> None:
-    from runtime.kinds import kind_from_schema_ref
+    from rcs_contracts.engine.kinds import kind_from_schema_ref
 
     found = kind_from_schema_ref(ref)
     assert (None if found is None else f"{found.domain}/{found.name}") == kind
@@ -142,8 +142,8 @@ def test_a_kind_whose_model_is_a_type_alias_is_parsed_strictly_by_an_adapter(mon
 
     from pydantic import ValidationError
 
-    from generated._support import Kind
-    from runtime import kinds
+    from rcs_contracts.engine import kinds
+    from rcs_contracts.generated._support import Kind
 
     module = types.ModuleType("rcs_test_alias_kind")
     module.Scores = TypeAliasType("Scores", list[Annotated[float, Field(ge=0)]])  # type: ignore[attr-defined]
@@ -168,7 +168,7 @@ def test_a_kind_whose_model_is_a_type_alias_is_parsed_strictly_by_an_adapter(mon
 )
 def test_kinds_holding_untyped_values_are_told_apart(kind: str, untyped: bool) -> None:
     # literature_map's node metadata and an evaluation's extra fields are open: the model keeps them unchecked.
-    from runtime import kinds
+    from rcs_contracts.engine import kinds
 
     assert kinds.holds_untyped(kinds.resolve(kind)) is untyped
 
@@ -176,7 +176,7 @@ def test_kinds_holding_untyped_values_are_told_apart(kind: str, untyped: bool) -
 def test_an_engine_error_is_immutable_data() -> None:
     import dataclasses
 
-    from runtime.engine import SchemaError
+    from rcs_contracts.engine.verdict import SchemaError
 
     error = SchemaError(("a",), "required", "'b' is a required property", ("b",), {})
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -185,7 +185,7 @@ def test_an_engine_error_is_immutable_data() -> None:
 
 
 def test_a_reference_outside_the_compiled_documents_is_refused_not_fetched() -> None:
-    from runtime.engine import _refuse
+    from rcs_contracts.engine.verdict import _refuse
 
     with pytest.raises(LookupError) as info:
         _refuse("https://example.org/elsewhere.schema.json")
@@ -200,32 +200,32 @@ def _severity(citation_required: Any) -> dict[str, Any]:
 
 
 def test_a_message_over_the_limit_shows_value_and_one_at_the_limit_is_kept_whole() -> None:
-    from runtime import engine
+    from rcs_contracts.engine import verdict
 
     # The type message is the value's JSON text plus 27 characters, so 173 and 174 characters of
     # text give messages of exactly MESSAGE_LIMIT (200) and one more.
     at, over = "x" * 173, "y" * 174
-    found = engine.errors(CLAIM_POLICY, {"severities": [_severity(at), _severity(over)]})
+    found = verdict.errors(CLAIM_POLICY, {"severities": [_severity(at), _severity(over)]})
 
     assert [e.message for e in found] == [f'"{at}" is not of type "boolean"', 'value is not of type "boolean"']
-    assert len(found[0].message) == engine.MESSAGE_LIMIT == 200
+    assert len(found[0].message) == verdict.MESSAGE_LIMIT == 200
     assert [e.instance for e in found] == [at, over]  # the record keeps the value the message leaves out
 
 
 def test_a_message_at_the_limit_alone_is_not_masked() -> None:
-    from runtime import engine
+    from rcs_contracts.engine import verdict
 
     at = "x" * 173
-    (found,) = engine.errors(CLAIM_POLICY, {"severities": [_severity(at)]})
+    (found,) = verdict.errors(CLAIM_POLICY, {"severities": [_severity(at)]})
     assert found.message == f'"{at}" is not of type "boolean"'
 
 
 def test_errors_in_array_items_come_in_item_order_whatever_the_items_hold() -> None:
-    from runtime import engine
+    from rcs_contracts.engine import verdict
 
     # Items 1 and 0 are also each other's indexes: a sort key that looked items up by value would
     # swap them.
-    found = engine.errors(CLAIM_POLICY, {"severities": [1, 0]})
+    found = verdict.errors(CLAIM_POLICY, {"severities": [1, 0]})
     assert [(e.location, e.message) for e in found] == [
         (("severities", 0), '1 is not of type "object"'),
         (("severities", 1), '0 is not of type "object"'),
@@ -233,13 +233,13 @@ def test_errors_in_array_items_come_in_item_order_whatever_the_items_hold() -> N
 
 
 def test_errors_come_in_document_order_with_a_missing_property_after_its_object_s_members() -> None:
-    from runtime import engine
+    from rcs_contracts.engine import verdict
 
     value = {
         "severities": [{"zz": 1, "name": "A", "aa": 2}],
         "extra": True,
     }
-    found = engine.errors(CLAIM_POLICY, value)
+    found = verdict.errors(CLAIM_POLICY, value)
     assert [(e.location, e.keyword, e.names) for e in found] == [
         (("severities", 0), "additionalProperties", ("zz", "aa")),  # at "zz", the first member
         (("severities", 0, "name"), "pattern", ()),
@@ -252,7 +252,7 @@ def test_errors_come_in_document_order_with_a_missing_property_after_its_object_
 def test_an_unexpected_property_error_names_every_property_it_did_not_expect(keyword: str) -> None:
     import jsonschema_rs
 
-    from runtime.engine import _record
+    from rcs_contracts.engine.verdict import _record
 
     (error,) = jsonschema_rs.validator_for({"properties": {"b": {}}, keyword: False}).iter_errors(
         {"z": 1, "b": 2, "a": 3}

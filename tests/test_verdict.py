@@ -23,9 +23,9 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from generated._documents import DOCUMENTS
-from generated.kinds import KINDS
-from runtime import validation
+from rcs_contracts.engine import validation
+from rcs_contracts.generated._documents import DOCUMENTS
+from rcs_contracts.generated.kinds import KINDS
 from tests import json_data
 from tests.json_data import paths
 
@@ -126,7 +126,7 @@ def test_models_hold_only_json_types() -> None:
     Decimal). The model view keeps formatted strings as str, so no generated model has one."""
     import re
 
-    from runtime.kinds import model_of
+    from rcs_contracts.engine.kinds import model_of
 
     banned = re.compile(r"'type': '(datetime|date|time|timedelta|uuid|bytes|decimal)'")
     for name, kind in sorted(KINDS.items()):
@@ -137,8 +137,8 @@ def test_models_hold_only_json_types() -> None:
 
 def test_model_from_value_equals_model_from_text() -> None:
     """The typed model rcs builds (from the parsed value) is the one model_validate_json builds."""
-    from runtime import json_text
-    from runtime.kinds import model_of, parser_of
+    from rcs_contracts.engine import json_text
+    from rcs_contracts.engine.kinds import model_of, parser_of
     from tests.corpus.test_corpus import CASES
 
     checked = 0
@@ -157,7 +157,7 @@ def test_an_overflowing_number_is_invalid_json_wherever_it_stands(kind: str) -> 
     """I-JSON: 1e400 anywhere is refused as invalid JSON, whether the engine, which reads it as null,
     accepts null there (a nullable number: the model refuses the infinity) or not, and in kinds
     whose model types every value as in kinds holding free-form data."""
-    from runtime import kinds
+    from rcs_contracts.engine import kinds
 
     @settings(SETTINGS, max_examples=10)
     @given(doc=generator(kind), data=st.data())
@@ -171,13 +171,13 @@ def test_an_overflowing_number_is_invalid_json_wherever_it_stands(kind: str) -> 
         errors = validation.schema_verdict(KINDS[kind], text)
         assert [str(e) for e in errors] == [f"Invalid JSON: {json_text.OVERFLOW}"], kinds.holds_untyped(KINDS[kind])
 
-    from runtime import json_text
+    from rcs_contracts.engine import json_text
 
     check()
 
 
 def test_holds_untyped_sees_open_objects_and_any() -> None:
-    from runtime import kinds
+    from rcs_contracts.engine import kinds
 
     assert kinds.holds_untyped(KINDS["evidence/literature_map"])  # node metadata is free-form
     assert not kinds.holds_untyped(KINDS["evidence/structured_report"])
@@ -192,7 +192,7 @@ def test_rcs_validate_over_every_kind_never_crashes(kind: str, tmp_path_factory:
     import contextlib
     import io
 
-    from runtime.cli import main
+    from rcs_contracts.runtime.cli import main
 
     directory = tmp_path_factory.mktemp("fuzz")
 

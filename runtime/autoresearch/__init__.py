@@ -2,7 +2,7 @@
 
 Launch, resume and supervise a run from Python as the command line does::
 
-    from runtime.autoresearch import launch, load_mission, supervise
+    from rcs_contracts.runtime.autoresearch import launch, load_mission, supervise
     run = launch(load_mission("mission"), codex_args=[], say=print)
     status = supervise(run, max_iterations=5)      # a ManifestStatus value
 
@@ -18,8 +18,8 @@ Errors (``generated.autoresearch.errors``)::
     └── WorkerError            the worker binary cannot be started
 """
 
-from generated.autoresearch.candidate_schema import Candidate
-from generated.autoresearch.errors import (
+from rcs_contracts.generated.autoresearch.candidate_schema import Candidate
+from rcs_contracts.generated.autoresearch.errors import (
     AutoresearchError,
     GitError,
     LaneError,
@@ -29,13 +29,13 @@ from generated.autoresearch.errors import (
     SchemaViolationError,
     WorkerError,
 )
-from generated.autoresearch.evaluation_schema import Evaluation
-from generated.autoresearch.evaluator_result_schema import EvaluatorResult
-from generated.autoresearch.ledger_schema import IterationLedger, LedgerEntry
-from generated.autoresearch.manifest_schema import Manifest
-from runtime.autoresearch.mission import Mission
-from runtime.autoresearch.mission import load as load_mission
-from runtime.autoresearch.supervisor import Run, launch, resume, supervise
+from rcs_contracts.generated.autoresearch.evaluation_schema import Evaluation
+from rcs_contracts.generated.autoresearch.evaluator_result_schema import EvaluatorResult
+from rcs_contracts.generated.autoresearch.ledger_schema import IterationLedger, LedgerEntry
+from rcs_contracts.generated.autoresearch.manifest_schema import Manifest
+from rcs_contracts.runtime.autoresearch.mission import Mission
+from rcs_contracts.runtime.autoresearch.mission import load as load_mission
+from rcs_contracts.runtime.autoresearch.supervisor import Run, launch, resume, supervise
 
 __all__ = [
     "AutoresearchError",

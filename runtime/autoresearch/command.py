@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from generated._support import RcsError
-from generated.autoresearch import errors as E
-from generated.autoresearch import messages as M
-from runtime.exit_status import EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from safeio.terminal import printable
+from rcs_contracts.base.exit_status import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from rcs_contracts.generated._support import RcsError
+from rcs_contracts.generated.autoresearch import errors as E
+from rcs_contracts.generated.autoresearch import messages as M
+from rcs_contracts.safeio.terminal import printable
 
 EXIT_BY_STATUS = {"needs_operator": EXIT_INVALID}
 OWN_OPTIONS = frozenset({"--resume", "--max-iterations"})
@@ -39,9 +39,9 @@ def run(
     err: TextIO,
 ) -> int:
     """Launch or resume, then supervise until the run stops."""
-    from runtime.autoresearch import git, supervisor
-    from runtime.autoresearch import mission as missions
-    from runtime.autoresearch.processes import Interrupted, Signals
+    from rcs_contracts.runtime.autoresearch import git, supervisor
+    from rcs_contracts.runtime.autoresearch import mission as missions
+    from rcs_contracts.runtime.autoresearch.processes import Interrupted, Signals
 
     def say(line: str) -> None:
         print("\n".join(printable(part) for part in line.split("\n")), file=out, flush=True)

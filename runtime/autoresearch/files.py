@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from generated.cli.limits import Input
-from runtime import inputs, kinds, validation
-from safeio import files as safe_files
+from rcs_contracts.engine import inputs, kinds, validation
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.safeio import files as safe_files
 
 M = TypeVar("M", bound=BaseModel)  # mutation: equivalent: a TypeVar's name is read by type checkers only
 

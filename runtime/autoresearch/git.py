@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from generated.autoresearch import config as C
-from generated.autoresearch import errors as E
-from runtime.autoresearch.processes import STOP_REQUESTED
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch import errors as E
+from rcs_contracts.runtime.autoresearch.processes import STOP_REQUESTED
 
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
 _POLL_SECONDS = 0.1

@@ -14,16 +14,16 @@ from pathlib import Path
 
 from pydantic import MISSING
 
-from generated._support import RcsError
-from generated.autoresearch import config as C
-from generated.autoresearch.candidate_schema import Candidate
-from generated.autoresearch.evaluation_schema import Evaluation
-from generated.autoresearch.evaluator_result_schema import EvaluatorResult
-from generated.cli.limits import Input
-from runtime import inputs, json_text
-from runtime.autoresearch import files, git
-from runtime.autoresearch.processes import Outcome, Signals, run_group
-from safeio import files as files_io
+from rcs_contracts.engine import inputs, json_text
+from rcs_contracts.generated._support import RcsError
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch.candidate_schema import Candidate
+from rcs_contracts.generated.autoresearch.evaluation_schema import Evaluation
+from rcs_contracts.generated.autoresearch.evaluator_result_schema import EvaluatorResult
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.runtime.autoresearch import files, git
+from rcs_contracts.runtime.autoresearch.processes import Outcome, Signals, run_group
+from rcs_contracts.safeio import files as files_io
 
 CO = C.CandidateOutcome
 EO = C.EvaluationOutcome

@@ -16,11 +16,11 @@ import stat
 import tempfile
 from pathlib import Path
 
-from generated._support import RcsError
-from generated.autoresearch import config as C
-from generated.cli.limits import Input
-from runtime import inputs
-from runtime.autoresearch import git
+from rcs_contracts.engine import inputs
+from rcs_contracts.generated._support import RcsError
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.runtime.autoresearch import git
 
 
 def exclude_patterns() -> list[str]:

@@ -14,11 +14,11 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from generated._support import RcsError
-from generated.autoresearch import config as C
-from generated.autoresearch import errors as E
-from generated.autoresearch.state_schema import ActiveRunPointer
-from runtime.autoresearch import files
+from rcs_contracts.generated._support import RcsError
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch import errors as E
+from rcs_contracts.generated.autoresearch.state_schema import ActiveRunPointer
+from rcs_contracts.runtime.autoresearch import files
 
 STATE_KIND = "autoresearch/state"
 

@@ -12,15 +12,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generated._support import RcsError
-from generated.autoresearch import config as C
-from generated.autoresearch import errors as E
-from generated.autoresearch.manifest_schema import EvaluatorContract
-from generated.autoresearch.sandbox_schema import SandboxFrontmatter, Worker
-from generated.cli.limits import Input
-from runtime import inputs
-from runtime.autoresearch import files, git
-from safeio import yaml_data
+from rcs_contracts.engine import inputs
+from rcs_contracts.generated._support import RcsError
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch import errors as E
+from rcs_contracts.generated.autoresearch.manifest_schema import EvaluatorContract
+from rcs_contracts.generated.autoresearch.sandbox_schema import SandboxFrontmatter, Worker
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.runtime.autoresearch import files, git
+from rcs_contracts.safeio import yaml_data
 
 SANDBOX_KIND = "autoresearch/sandbox"
 _FENCE = "---"

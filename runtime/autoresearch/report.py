@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from generated.autoresearch import config as C
-from generated.autoresearch import messages as M
-from generated.autoresearch.ledger_schema import LedgerEntry
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch import messages as M
+from rcs_contracts.generated.autoresearch.ledger_schema import LedgerEntry
 
 
 def sanitise(text: str) -> str:

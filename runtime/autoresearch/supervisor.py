@@ -19,19 +19,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generated.autoresearch import config as C
-from generated.autoresearch import errors as E
-from generated.autoresearch import messages as M
-from generated.autoresearch.candidate_schema import Candidate
-from generated.autoresearch.evaluation_schema import Evaluation
-from generated.autoresearch.ledger_schema import IterationLedger, LedgerEntry
-from generated.autoresearch.manifest_schema import Manifest
-from generated.cli.limits import Input
-from runtime import inputs
-from runtime.autoresearch import files, git, judge, lane, lock, report, worker
-from runtime.autoresearch.mission import Mission
-from runtime.autoresearch.processes import Signals, group_alive, kill_group, run_group
-from safeio.files import link_below
+from rcs_contracts.engine import inputs
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch import errors as E
+from rcs_contracts.generated.autoresearch import messages as M
+from rcs_contracts.generated.autoresearch.candidate_schema import Candidate
+from rcs_contracts.generated.autoresearch.evaluation_schema import Evaluation
+from rcs_contracts.generated.autoresearch.ledger_schema import IterationLedger, LedgerEntry
+from rcs_contracts.generated.autoresearch.manifest_schema import Manifest
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.runtime.autoresearch import files, git, judge, lane, lock, report, worker
+from rcs_contracts.runtime.autoresearch.mission import Mission
+from rcs_contracts.runtime.autoresearch.processes import Signals, group_alive, kill_group, run_group
+from rcs_contracts.safeio.files import link_below
 
 MANIFEST_KIND = "autoresearch/manifest"
 LEDGER_KIND = "autoresearch/ledger"

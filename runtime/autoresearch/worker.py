@@ -7,13 +7,13 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from generated.autoresearch import config as C
-from generated.autoresearch import errors as E
-from generated.autoresearch import messages as M
-from generated.autoresearch.ledger_schema import LedgerEntry
-from generated.autoresearch.manifest_schema import Manifest
-from runtime.autoresearch import report
-from safeio import files
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch import errors as E
+from rcs_contracts.generated.autoresearch import messages as M
+from rcs_contracts.generated.autoresearch.ledger_schema import LedgerEntry
+from rcs_contracts.generated.autoresearch.manifest_schema import Manifest
+from rcs_contracts.runtime.autoresearch import report
+from rcs_contracts.safeio import files
 
 
 def binary() -> str:

@@ -13,9 +13,9 @@ Errors (all from ``generated.evidence.errors``; ``str(error)`` is exactly the me
     └── ArtifactKindError             unknown or ambiguous artifact kind
 """
 
-from generated.evidence.budgets import BudgetPolicy
-from generated.evidence.claim_policy_schema import ClaimPolicy
-from generated.evidence.errors import (
+from rcs_contracts.generated.evidence.budgets import BudgetPolicy
+from rcs_contracts.generated.evidence.claim_policy_schema import ClaimPolicy
+from rcs_contracts.generated.evidence.errors import (
     ArtifactIntegrityError,
     ArtifactKindError,
     BudgetExceededError,
@@ -26,20 +26,20 @@ from generated.evidence.errors import (
     EvidenceValidationError,
     SchemaViolationError,
 )
-from generated.evidence.evidence_bundle_schema import (
+from rcs_contracts.generated.evidence.evidence_bundle_schema import (
     EvidenceBundle,
     EvidenceRef,
     EvidenceSnapshot,
     EvidenceSnippet,
 )
-from generated.evidence.experiment_plan_schema import ExperimentPlan
-from generated.evidence.literature_map_schema import LiteratureMap
-from generated.evidence.partial_result_schema import PartialResult
-from generated.evidence.structured_report_schema import StructuredReport
-from runtime.evidence.budget import BudgetTracker
-from runtime.evidence.policy import load_claim_policy
-from runtime.evidence.store import EvidenceStore, content_hash
-from runtime.evidence.validate import iter_violations, validate_artifact
+from rcs_contracts.generated.evidence.experiment_plan_schema import ExperimentPlan
+from rcs_contracts.generated.evidence.literature_map_schema import LiteratureMap
+from rcs_contracts.generated.evidence.partial_result_schema import PartialResult
+from rcs_contracts.generated.evidence.structured_report_schema import StructuredReport
+from rcs_contracts.runtime.evidence.budget import BudgetTracker
+from rcs_contracts.runtime.evidence.policy import load_claim_policy
+from rcs_contracts.runtime.evidence.store import EvidenceStore, content_hash
+from rcs_contracts.runtime.evidence.validate import iter_violations, validate_artifact
 
 __all__ = [
     "ArtifactIntegrityError",

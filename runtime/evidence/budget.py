@@ -9,9 +9,16 @@ import math
 import time
 from collections.abc import Callable
 
-from generated.evidence import errors as E
-from generated.evidence.budgets import BUDGET_NAMES, CLOCK, LIMIT_TYPES, PER_STAGE, RAISING_MODES, BudgetPolicy
-from generated.evidence.partial_result_schema import PartialResult
+from rcs_contracts.generated.evidence import errors as E
+from rcs_contracts.generated.evidence.budgets import (
+    BUDGET_NAMES,
+    CLOCK,
+    LIMIT_TYPES,
+    PER_STAGE,
+    RAISING_MODES,
+    BudgetPolicy,
+)
+from rcs_contracts.generated.evidence.partial_result_schema import PartialResult
 
 Number = int | float
 

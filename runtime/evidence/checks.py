@@ -8,19 +8,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from generated._support import Location, RcsError
-from generated.evidence import errors as ERRORS
-from generated.evidence.claim_policy_schema import ClaimPolicy
-from generated.evidence.evidence_bundle_schema import EvidenceBundle, EvidenceRef
-from generated.evidence.experiment_plan_schema import ExperimentPlan
-from generated.evidence.literature_map_schema import LiteratureMap
-from generated.evidence.report import SECTION_ORDER
-from generated.evidence.structured_report_schema import StructuredReport
-from runtime.engine import SchemaError
-from runtime.evidence.policy import default_claim_policy, policy_violations
-from runtime.evidence.store import EvidenceStore, bundle_violations
-from runtime.schema_errors import model_at
-from runtime.validation import Check, Context, Special
+from rcs_contracts.engine.schema_errors import model_at
+from rcs_contracts.engine.validation import Check, Context, Special
+from rcs_contracts.engine.verdict import SchemaError
+from rcs_contracts.generated._support import Location, RcsError
+from rcs_contracts.generated.evidence import errors as ERRORS
+from rcs_contracts.generated.evidence.claim_policy_schema import ClaimPolicy
+from rcs_contracts.generated.evidence.evidence_bundle_schema import EvidenceBundle, EvidenceRef
+from rcs_contracts.generated.evidence.experiment_plan_schema import ExperimentPlan
+from rcs_contracts.generated.evidence.literature_map_schema import LiteratureMap
+from rcs_contracts.generated.evidence.report import SECTION_ORDER
+from rcs_contracts.generated.evidence.structured_report_schema import StructuredReport
+from rcs_contracts.runtime.evidence.policy import default_claim_policy, policy_violations
+from rcs_contracts.runtime.evidence.store import EvidenceStore, bundle_violations
 
 Refs = list[tuple[Location, EvidenceRef]]
 

@@ -7,12 +7,12 @@ import os
 from collections.abc import Iterator
 from functools import cache
 
-from generated.cli.limits import Input
-from generated.evidence import errors as E
-from generated.evidence.claim_policy import CLAIM_POLICY_JSON
-from generated.evidence.claim_policy_schema import ClaimPolicy
-from runtime import inputs
-from safeio import yaml_data
+from rcs_contracts.engine import inputs
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.generated.evidence import errors as E
+from rcs_contracts.generated.evidence.claim_policy import CLAIM_POLICY_JSON
+from rcs_contracts.generated.evidence.claim_policy_schema import ClaimPolicy
+from rcs_contracts.safeio import yaml_data
 
 
 @cache
@@ -23,7 +23,7 @@ def default_claim_policy() -> ClaimPolicy:
 
 def load_claim_policy_text(text: str | bytes) -> ClaimPolicy:
     """A policy from JSON text; raises the first violation."""
-    from runtime.evidence.validate import validate_artifact
+    from rcs_contracts.runtime.evidence.validate import validate_artifact
 
     policy = validate_artifact("evidence/claim_policy", text)
     assert isinstance(policy, ClaimPolicy)

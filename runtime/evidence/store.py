@@ -11,9 +11,9 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from generated._support import Location
-from generated.evidence import errors as E
-from generated.evidence.evidence_bundle_schema import (
+from rcs_contracts.generated._support import Location
+from rcs_contracts.generated.evidence import errors as E
+from rcs_contracts.generated.evidence.evidence_bundle_schema import (
     EvidenceBundle,
     EvidenceRef,
     EvidenceSnapshot,
@@ -71,7 +71,7 @@ class EvidenceStore:
     @classmethod
     def from_bundle(cls, source: str | bytes | os.PathLike[str]) -> EvidenceStore:
         """A store from an evidence bundle (JSON text, or a path to it); raises the first violation."""
-        from runtime.evidence.validate import validate_artifact
+        from rcs_contracts.runtime.evidence.validate import validate_artifact
 
         bundle = validate_artifact("evidence/evidence_bundle", source)
         assert isinstance(bundle, EvidenceBundle)

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel
 
-from generated._support import Kind, RcsError
-from generated.cli.limits import Input
-from generated.evidence import errors as E
-from generated.evidence.claim_policy_schema import ClaimPolicy
-from runtime import inputs, kinds, validation
-from runtime.evidence.store import EvidenceStore
+from rcs_contracts.engine import inputs, kinds, validation
+from rcs_contracts.generated._support import Kind, RcsError
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.generated.evidence import errors as E
+from rcs_contracts.generated.evidence.claim_policy_schema import ClaimPolicy
+from rcs_contracts.runtime.evidence.store import EvidenceStore
 
 Source = str | bytes | os.PathLike[str]
 

@@ -9,13 +9,13 @@ Errors (``generated.odr.errors``; ``str(error)`` is exactly the message)::
     └── TraceIntegrityError     a trace record the schema accepts but the rules do not
 """
 
-from generated.odr.config_schema import ODRConfig
-from generated.odr.errors import ODRConfigError, ODRError, RoundInputError, TraceIntegrityError
-from generated.odr.parse_result_schema import ParseResult
-from generated.odr.trace_record_schema import TraceRecord
-from runtime.odr.core import ODRState, run_round
-from runtime.odr.metrics import jaccard
-from runtime.odr.parsers import parse_architect, parse_auditor
+from rcs_contracts.generated.odr.config_schema import ODRConfig
+from rcs_contracts.generated.odr.errors import ODRConfigError, ODRError, RoundInputError, TraceIntegrityError
+from rcs_contracts.generated.odr.parse_result_schema import ParseResult
+from rcs_contracts.generated.odr.trace_record_schema import TraceRecord
+from rcs_contracts.runtime.odr.core import ODRState, run_round
+from rcs_contracts.runtime.odr.metrics import jaccard
+from rcs_contracts.runtime.odr.parsers import parse_architect, parse_auditor
 
 __all__ = [
     "ODRConfig",

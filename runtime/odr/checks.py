@@ -7,13 +7,13 @@ from types import MappingProxyType
 
 from pydantic import BaseModel
 
-from generated._support import RcsError
-from generated.odr import errors as ERRORS
-from generated.odr.config_schema import ODRConfig
-from generated.odr.stop_rules import ParseErrorCode, StopReason
-from generated.odr.trace_record_schema import TraceRecord
-from runtime.validation import Check, Context
-from safeio.regex import PatternError, compile_linear
+from rcs_contracts.engine.validation import Check, Context
+from rcs_contracts.generated._support import RcsError
+from rcs_contracts.generated.odr import errors as ERRORS
+from rcs_contracts.generated.odr.config_schema import ODRConfig
+from rcs_contracts.generated.odr.stop_rules import ParseErrorCode, StopReason
+from rcs_contracts.generated.odr.trace_record_schema import TraceRecord
+from rcs_contracts.safeio.regex import PatternError, compile_linear
 
 # Records that stop before the metric phase carry no parse results and no similarity metrics.
 _EARLY = frozenset({StopReason.CODE_LEAK.value, StopReason.SHAPE_VIOLATION.value})

@@ -14,17 +14,17 @@ from typing import TextIO
 
 import pydantic_core
 
-from generated._support import RcsError, format_location
-from generated.cli import messages as M
-from generated.cli.limits import Input
-from generated.odr import errors as E
-from generated.odr.config_schema import ODRConfig
-from runtime import inputs, kinds, validation
-from runtime.exit_status import EXIT_OK, EXIT_USAGE
-from runtime.odr.core import SIDES, ODRState, run_round
-from runtime.odr.text import BOM
-from safeio import files
-from safeio.terminal import printable, printable_json
+from rcs_contracts.base.exit_status import EXIT_OK, EXIT_USAGE
+from rcs_contracts.engine import inputs, kinds, validation
+from rcs_contracts.generated._support import RcsError, format_location
+from rcs_contracts.generated.cli import messages as M
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.generated.odr import errors as E
+from rcs_contracts.generated.odr.config_schema import ODRConfig
+from rcs_contracts.runtime.odr.core import SIDES, ODRState, run_round
+from rcs_contracts.runtime.odr.text import BOM
+from rcs_contracts.safeio import files
+from rcs_contracts.safeio.terminal import printable, printable_json
 
 CONFIG_KIND = "odr/config"
 

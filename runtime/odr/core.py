@@ -10,15 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from generated.odr import errors as E
-from generated.odr.config_schema import ODRConfig
-from generated.odr.parse_result_schema import ArchitectParsed, AuditorParsed
-from generated.odr.stop_rules import HEADERS, METRIC_PRECEDENCE, StopReason
-from generated.odr.trace_record_schema import CodeLeakMatch, Metrics, SourcedParseError, TraceRecord
-from runtime.odr.metrics import similarity, threshold
-from runtime.odr.parsers import parse
-from runtime.odr.text import normalized
-from safeio.regex import LinearPattern, PatternError, compile_linear
+from rcs_contracts.generated.odr import errors as E
+from rcs_contracts.generated.odr.config_schema import ODRConfig
+from rcs_contracts.generated.odr.parse_result_schema import ArchitectParsed, AuditorParsed
+from rcs_contracts.generated.odr.stop_rules import HEADERS, METRIC_PRECEDENCE, StopReason
+from rcs_contracts.generated.odr.trace_record_schema import CodeLeakMatch, Metrics, SourcedParseError, TraceRecord
+from rcs_contracts.runtime.odr.metrics import similarity, threshold
+from rcs_contracts.runtime.odr.parsers import parse
+from rcs_contracts.runtime.odr.text import normalized
+from rcs_contracts.safeio.regex import LinearPattern, PatternError, compile_linear
 
 SIDES = tuple(HEADERS)  # the parsers of the stop-rules table, architect first
 

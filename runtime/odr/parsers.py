@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from generated.odr import parse_result_schema
-from generated.odr.parse_result_schema import ParseError, ParseResult
-from generated.odr.stop_rules import (
+from rcs_contracts.generated.odr import parse_result_schema
+from rcs_contracts.generated.odr.parse_result_schema import ParseError, ParseResult
+from rcs_contracts.generated.odr.stop_rules import (
     HEADERS,
     PARSE_CHECK_APPLIES_TO,
     PARSE_CHECK_ORDER,
@@ -21,7 +21,7 @@ from generated.odr.stop_rules import (
     Header,
     ParseErrorCode,
 )
-from runtime.odr.text import BOM, as_text, normalize_newlines
+from rcs_contracts.runtime.odr.text import BOM, as_text, normalize_newlines
 
 # A line that, stripped, is "###", one or more spaces or tabs, then a candidate header (R-ODR-6).
 # Matched over the whole text, so that only candidate lines cost Python time.

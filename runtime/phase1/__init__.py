@@ -8,13 +8,13 @@ Errors (``generated.phase1.errors``; every one is a ValueError, as the contract 
     └── InvariantViolationError   a summary that would break an invariant (fail closed)
 """
 
-from generated.phase1.errors import InvalidInputError, InvariantViolationError, Phase1Error
-from generated.phase1.grounded_summary_schema import Bullet, GroundedSummary
-from generated.phase1.ingested_paper_schema import Chunk
-from generated.phase1.pipeline_result_schema import PipelineResult
-from generated.phase1.retrieval_result_schema import RetrievalResult
-from runtime.phase1.chunks import chunk_id
-from runtime.phase1.pipeline import (
+from rcs_contracts.generated.phase1.errors import InvalidInputError, InvariantViolationError, Phase1Error
+from rcs_contracts.generated.phase1.grounded_summary_schema import Bullet, GroundedSummary
+from rcs_contracts.generated.phase1.ingested_paper_schema import Chunk
+from rcs_contracts.generated.phase1.pipeline_result_schema import PipelineResult
+from rcs_contracts.generated.phase1.retrieval_result_schema import RetrievalResult
+from rcs_contracts.runtime.phase1.chunks import chunk_id
+from rcs_contracts.runtime.phase1.pipeline import (
     IngestedPaper,
     generate_summary,
     ingest_document,

@@ -11,11 +11,11 @@ from types import MappingProxyType
 
 from pydantic import BaseModel
 
-from generated._support import RcsError, format_location
-from generated.phase1 import errors as ERRORS
-from generated.phase1.ingested_paper_schema import IngestedPaper
-from generated.phase1.retrieval_result_schema import RetrievalResult
-from runtime.validation import Check, Context
+from rcs_contracts.engine.validation import Check, Context
+from rcs_contracts.generated._support import RcsError, format_location
+from rcs_contracts.generated.phase1 import errors as ERRORS
+from rcs_contracts.generated.phase1.ingested_paper_schema import IngestedPaper
+from rcs_contracts.generated.phase1.retrieval_result_schema import RetrievalResult
 
 
 def _duplicates(ids: Iterable[str], field: str) -> Iterator[RcsError]:

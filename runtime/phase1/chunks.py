@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 
-from generated.phase1 import errors as E
-from generated.phase1.config import MAX_CHUNK_CHARS
-from runtime.phase1.text import normalize, paragraphs, sentence_spans
+from rcs_contracts.generated.phase1 import errors as E
+from rcs_contracts.generated.phase1.config import MAX_CHUNK_CHARS
+from rcs_contracts.runtime.phase1.text import normalize, paragraphs, sentence_spans
 
 
 def chunk_id(paper_id: str, section: str, text: str) -> str:

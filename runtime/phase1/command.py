@@ -6,16 +6,16 @@ import json
 import sys
 from typing import TextIO
 
-from generated._support import RcsError, format_location
-from generated.cli import messages as M
-from generated.cli.limits import Input
-from generated.phase1.config import MODES
-from generated.phase1.paper_schema import Paper
-from runtime import inputs, kinds, validation
-from runtime.exit_status import EXIT_OK, EXIT_USAGE
-from runtime.phase1.pipeline import ingest_document, summarise_ingested
-from safeio import files
-from safeio.terminal import printable, printable_json
+from rcs_contracts.base.exit_status import EXIT_OK, EXIT_USAGE
+from rcs_contracts.engine import inputs, kinds, validation
+from rcs_contracts.generated._support import RcsError, format_location
+from rcs_contracts.generated.cli import messages as M
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.generated.phase1.config import MODES
+from rcs_contracts.generated.phase1.paper_schema import Paper
+from rcs_contracts.runtime.phase1.pipeline import ingest_document, summarise_ingested
+from rcs_contracts.safeio import files
+from rcs_contracts.safeio.terminal import printable, printable_json
 
 PAPER_KIND = "phase1/paper"
 

@@ -33,8 +33,8 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from generated.phase1 import errors as E
-from generated.phase1.config import BM25_B, BM25_K1, SCORE_BITS
+from rcs_contracts.generated.phase1 import errors as E
+from rcs_contracts.generated.phase1.config import BM25_B, BM25_K1, SCORE_BITS
 
 Positions = npt.NDArray[np.int64]
 Quanta = npt.NDArray[np.int64]

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pydantic import PrivateAttr
 
-from generated.phase1 import errors as E
-from generated.phase1 import ingested_paper_schema as ingested_models
-from generated.phase1.config import BM25_B, BM25_K1, DEFAULT_TOP_K, MODES, NOT_STATED
-from generated.phase1.grounded_summary_schema import Bullet, GroundedSummary
-from generated.phase1.ingested_paper_schema import Chunk
-from generated.phase1.pipeline_result_schema import PipelineResult
-from generated.phase1.retrieval_result_schema import RetrievalResult
-from runtime.phase1.chunks import chunk_sections, section_pairs
-from runtime.phase1.index import Index
-from runtime.phase1.text import query_tokens as text_query_tokens
-from runtime.phase1.text import sentences, tokens
+from rcs_contracts.generated.phase1 import errors as E
+from rcs_contracts.generated.phase1 import ingested_paper_schema as ingested_models
+from rcs_contracts.generated.phase1.config import BM25_B, BM25_K1, DEFAULT_TOP_K, MODES, NOT_STATED
+from rcs_contracts.generated.phase1.grounded_summary_schema import Bullet, GroundedSummary
+from rcs_contracts.generated.phase1.ingested_paper_schema import Chunk
+from rcs_contracts.generated.phase1.pipeline_result_schema import PipelineResult
+from rcs_contracts.generated.phase1.retrieval_result_schema import RetrievalResult
+from rcs_contracts.runtime.phase1.chunks import chunk_sections, section_pairs
+from rcs_contracts.runtime.phase1.index import Index
+from rcs_contracts.runtime.phase1.text import query_tokens as text_query_tokens
+from rcs_contracts.runtime.phase1.text import sentences, tokens
 
 
 class IngestedPaper(ingested_models.IngestedPaper):

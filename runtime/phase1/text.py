@@ -7,7 +7,7 @@ import unicodedata
 
 import regex
 
-from generated.phase1.config import DROP_CHARACTERS, SENTENCE_TERMINATORS, TOKEN_PATTERN
+from rcs_contracts.generated.phase1.config import DROP_CHARACTERS, SENTENCE_TERMINATORS, TOKEN_PATTERN
 
 _DROP = {ord(c): None for c in DROP_CHARACTERS}
 _SPACES = re.compile(r"[ \t]+")

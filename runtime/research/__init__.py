@@ -17,7 +17,7 @@ Errors (``generated.research.errors``; every one is a ValueError)::
     └── InvariantViolationError  a response or telemetry record breaks a rule (rcs validate)
 """
 
-from generated.research.errors import (
+from rcs_contracts.generated.research.errors import (
     InvalidInputError,
     InvariantViolationError,
     ResearchError,
@@ -25,18 +25,18 @@ from generated.research.errors import (
     SchemaViolationError,
     ToolResultError,
 )
-from generated.research.policy import PolicyCaps
-from generated.research.request_schema import ResearchRequest
-from generated.research.response_schema import ResearchResponse
-from generated.research.source_bundle_schema import Source, SourceBundle
-from generated.research.stop_reasons import StopReason
-from generated.research.telemetry_schema import ResearchTelemetry
-from runtime.research.adapter import Clock, SystemClock, Tool, make_tools, source_id
-from runtime.research.evidence import to_evidence
-from runtime.research.injection import Scan, scan_injection
-from runtime.research.policy import caps_for
-from runtime.research.session import ResearchResult, run_research
-from runtime.research.stop import resolve_stop_reason
+from rcs_contracts.generated.research.policy import PolicyCaps
+from rcs_contracts.generated.research.request_schema import ResearchRequest
+from rcs_contracts.generated.research.response_schema import ResearchResponse
+from rcs_contracts.generated.research.source_bundle_schema import Source, SourceBundle
+from rcs_contracts.generated.research.stop_reasons import StopReason
+from rcs_contracts.generated.research.telemetry_schema import ResearchTelemetry
+from rcs_contracts.runtime.research.adapter import Clock, SystemClock, Tool, make_tools, source_id
+from rcs_contracts.runtime.research.evidence import to_evidence
+from rcs_contracts.runtime.research.injection import Scan, scan_injection
+from rcs_contracts.runtime.research.policy import caps_for
+from rcs_contracts.runtime.research.session import ResearchResult, run_research
+from rcs_contracts.runtime.research.stop import resolve_stop_reason
 
 __all__ = [
     "Clock",

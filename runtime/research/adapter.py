@@ -26,17 +26,17 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from generated.research.errors import SandboxViolationError, ToolResultError
-from generated.research.policy import (
+from rcs_contracts.generated.research.errors import SandboxViolationError, ToolResultError
+from rcs_contracts.generated.research.policy import (
     CONTENT_CHARS,
     ITEMS_PER_CALL,
     METADATA_KEYS,
     METADATA_VALUE_CHARS,
     TITLE_CHARS,
 )
-from generated.research.stop_reasons import StopReason
-from generated.research.tool_result_schema import ToolResult
-from runtime.research.injection import Hit, scan_many
+from rcs_contracts.generated.research.stop_reasons import StopReason
+from rcs_contracts.generated.research.tool_result_schema import ToolResult
+from rcs_contracts.runtime.research.injection import Hit, scan_many
 
 
 class Tool(Protocol):
@@ -270,8 +270,8 @@ def make_tools(docs: str | None = None, web: str | None = None) -> list[Tool]:
 
     Raises InvalidInputError for a docs folder that is not a directory or a bad web endpoint.
     """
-    from runtime.research.tools.docs import DocsTool
-    from runtime.research.tools.web import WebTool
+    from rcs_contracts.runtime.research.tools.docs import DocsTool
+    from rcs_contracts.runtime.research.tools.web import WebTool
 
     tools: list[Tool] = []
     if docs is not None:

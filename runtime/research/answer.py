@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from generated.research.response_schema import Bullet, CitedSource, ResearchResponse
-from generated.research.responses import ANSWER_HEADING, BASELINE, CLARIFY, MAX_BULLET_CHARS, MAX_BULLETS, UNKNOWN
-from generated.research.source_bundle_schema import Source
-from runtime.phase1.text import query_tokens, sentences, tokens
+from rcs_contracts.generated.research.response_schema import Bullet, CitedSource, ResearchResponse
+from rcs_contracts.generated.research.responses import (
+    ANSWER_HEADING,
+    BASELINE,
+    CLARIFY,
+    MAX_BULLET_CHARS,
+    MAX_BULLETS,
+    UNKNOWN,
+)
+from rcs_contracts.generated.research.source_bundle_schema import Source
+from rcs_contracts.runtime.phase1.text import query_tokens, sentences, tokens
 
 SENTENCE_FOR = {"ASK_CLARIFY": CLARIFY, "UNKNOWN": UNKNOWN, "BASELINE": BASELINE}
 

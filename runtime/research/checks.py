@@ -18,19 +18,19 @@ from types import MappingProxyType
 
 from pydantic import BaseModel
 
-from generated._support import RcsError
-from generated.research import errors as ERRORS
-from generated.research.contract import CONTRACT_VERSION
-from generated.research.policy import BUNDLE_SOURCES, TOOLS
-from generated.research.response_schema import ResearchResponse
-from generated.research.responses import ANSWER_HEADING, MAX_BULLET_CHARS, MAX_BULLETS
-from generated.research.source_bundle_schema import SourceBundle
-from generated.research.stop_reasons import ACTION, StopReason
-from generated.research.telemetry_schema import ResearchTelemetry
-from runtime.research.adapter import source_id
-from runtime.research.answer import SENTENCE_FOR
-from runtime.research.stop import action_of, in_priority_order, resolve_stop_reason
-from runtime.validation import Check, Context
+from rcs_contracts.engine.validation import Check, Context
+from rcs_contracts.generated._support import RcsError
+from rcs_contracts.generated.research import errors as ERRORS
+from rcs_contracts.generated.research.contract import CONTRACT_VERSION
+from rcs_contracts.generated.research.policy import BUNDLE_SOURCES, TOOLS
+from rcs_contracts.generated.research.response_schema import ResearchResponse
+from rcs_contracts.generated.research.responses import ANSWER_HEADING, MAX_BULLET_CHARS, MAX_BULLETS
+from rcs_contracts.generated.research.source_bundle_schema import SourceBundle
+from rcs_contracts.generated.research.stop_reasons import ACTION, StopReason
+from rcs_contracts.generated.research.telemetry_schema import ResearchTelemetry
+from rcs_contracts.runtime.research.adapter import source_id
+from rcs_contracts.runtime.research.answer import SENTENCE_FOR
+from rcs_contracts.runtime.research.stop import action_of, in_priority_order, resolve_stop_reason
 
 _ANSWER = ACTION[StopReason.SUCCESS_COMPLETED]
 _NO_SOURCE_ACTIONS = (action_of(StopReason.NO_SOURCE, False), action_of(StopReason.NO_SOURCE, True))

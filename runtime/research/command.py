@@ -15,17 +15,17 @@ from typing import TextIO
 
 from pydantic import BaseModel
 
-from generated._support import RcsError, format_location
-from generated.cli import messages as M
-from generated.cli.limits import Input
-from generated.research.request_schema import ResearchRequest
-from runtime import inputs, kinds, validation
-from runtime.exit_status import EXIT_OK, EXIT_USAGE
-from runtime.research.adapter import make_tools
-from runtime.research.evidence import to_evidence
-from runtime.research.session import run_research
-from safeio import files
-from safeio.terminal import printable, printable_json
+from rcs_contracts.base.exit_status import EXIT_OK, EXIT_USAGE
+from rcs_contracts.engine import inputs, kinds, validation
+from rcs_contracts.generated._support import RcsError, format_location
+from rcs_contracts.generated.cli import messages as M
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.generated.research.request_schema import ResearchRequest
+from rcs_contracts.runtime.research.adapter import make_tools
+from rcs_contracts.runtime.research.evidence import to_evidence
+from rcs_contracts.runtime.research.session import run_research
+from rcs_contracts.safeio import files
+from rcs_contracts.safeio.terminal import printable, printable_json
 
 REQUEST_KIND = "research/request"
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from generated.evidence.evidence_bundle_schema import EvidenceBundle
-from generated.research.response_schema import ResearchResponse
-from generated.research.source_bundle_schema import SourceBundle
+from rcs_contracts.generated.evidence.evidence_bundle_schema import EvidenceBundle
+from rcs_contracts.generated.research.response_schema import ResearchResponse
+from rcs_contracts.generated.research.source_bundle_schema import SourceBundle
 
 SNAPSHOT_PREFIX = "research-"
 

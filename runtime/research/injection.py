@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
-from generated.research.injection import (
+from rcs_contracts.generated.research.injection import (
     BIDI_OVERRIDE,
     CONFUSABLE_SCRIPTS,
     CONFUSABLES,
@@ -43,8 +43,8 @@ from generated.research.injection import (
     SPACED_MIN_LETTERS,
     InjectionRule,
 )
-from safeio.regex import valid_text
-from safeio.regex_set import PatternSet, Spans, compile_set, compile_spans
+from rcs_contracts.safeio.regex import valid_text
+from rcs_contracts.safeio.regex_set import PatternSet, Spans, compile_set, compile_spans
 
 BLOCK = "block"
 # Tag characters U+E0020..U+E007E spell printable ASCII (U+E0000 block, "tag" range of INVISIBLE).

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import get_args
 
-from generated.research.policy import CAPS, ENVIRONMENTS, TIERS, PolicyCaps
-from generated.research.request_schema import LowerCaps, ResearchRequest
-from generated.research.stop_reasons import StopReason
+from rcs_contracts.generated.research.policy import CAPS, ENVIRONMENTS, TIERS, PolicyCaps
+from rcs_contracts.generated.research.request_schema import LowerCaps, ResearchRequest
+from rcs_contracts.generated.research.stop_reasons import StopReason
 
 # The request schema's modes, research first: the one that asks for research.
 RESEARCH_MODE: str = get_args(ResearchRequest.model_fields["requested_mode"].annotation)[0]

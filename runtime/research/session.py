@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from generated.research.contract import CONTRACT_VERSION
-from generated.research.policy import (
+from rcs_contracts.generated.research.contract import CONTRACT_VERSION
+from rcs_contracts.generated.research.policy import (
     BUNDLE_SOURCES,
     CLAUSE_SEPARATORS,
     ENVIRONMENTS,
@@ -29,15 +29,15 @@ from generated.research.policy import (
     TOOL_COST,
     TOOLS,
 )
-from generated.research.request_schema import ResearchRequest
-from generated.research.response_schema import ResearchResponse
-from generated.research.source_bundle_schema import Source, SourceBundle
-from generated.research.stop_reasons import StopReason
-from generated.research.telemetry_schema import ResearchTelemetry
-from runtime.research import answer as answers
-from runtime.research.adapter import Adapter, CallOutcome, Clock, SystemClock, Tool, query_digest
-from runtime.research.policy import route
-from runtime.research.stop import SUCCESS, action_of, in_priority_order, resolve_stop_reason
+from rcs_contracts.generated.research.request_schema import ResearchRequest
+from rcs_contracts.generated.research.response_schema import ResearchResponse
+from rcs_contracts.generated.research.source_bundle_schema import Source, SourceBundle
+from rcs_contracts.generated.research.stop_reasons import StopReason
+from rcs_contracts.generated.research.telemetry_schema import ResearchTelemetry
+from rcs_contracts.runtime.research import answer as answers
+from rcs_contracts.runtime.research.adapter import Adapter, CallOutcome, Clock, SystemClock, Tool, query_digest
+from rcs_contracts.runtime.research.policy import route
+from rcs_contracts.runtime.research.stop import SUCCESS, action_of, in_priority_order, resolve_stop_reason
 
 UNKNOWN_CODE = "UNKNOWN"  # how telemetry names a tier or environment the table does not know
 
@@ -141,7 +141,7 @@ class _Session:
 
     @staticmethod
     def _limit() -> int:
-        from generated.research.policy import ITEMS_PER_CALL
+        from rcs_contracts.generated.research.policy import ITEMS_PER_CALL
 
         return ITEMS_PER_CALL
 

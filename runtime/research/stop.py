@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from generated.research.stop_reasons import ACTION, PRIORITY, StopReason
+from rcs_contracts.generated.research.stop_reasons import ACTION, PRIORITY, StopReason
 
 _RANK = {reason: rank for rank, reason in enumerate(PRIORITY)}
 SUCCESS = PRIORITY[-1]

@@ -77,7 +77,7 @@ class Lab:
 
     def argv(self, *args: str) -> list[str]:
         """The command line of `rcs autoresearch ARGS`."""
-        return [sys.executable, "-m", "runtime.cli", "autoresearch", *args]
+        return [sys.executable, "-m", "rcs_contracts.runtime.cli", "autoresearch", *args]
 
     def rcs(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         """Run `rcs autoresearch ARGS` in the repository and wait."""

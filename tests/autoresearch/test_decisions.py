@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch import config as C
 from tests.autoresearch.conftest import Lab, git, make_repo, score_step
 from tests.conftest import run_rcs
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from runtime.autoresearch import lock, supervisor
-from runtime.autoresearch import mission as missions
+from rcs_contracts.runtime.autoresearch import lock, supervisor
+from rcs_contracts.runtime.autoresearch import mission as missions
 from tests.autoresearch.conftest import FAKE, IDENTITY, Lab, git, make_repo, score_step
 
 
@@ -60,8 +60,8 @@ def test_two_launches_in_the_same_second_get_distinct_lanes(lab: Lab, monkeypatc
 def test_a_launch_whose_artifacts_git_would_see_is_undone(lab: Lab, monkeypatch: pytest.MonkeyPatch) -> None:
     # R-AR-8: launch proves results.tsv and run.log invisible to `git status` before the run
     # exists; with the exclude file left unwritten, it fails and removes the lane it made.
-    from generated.autoresearch.errors import GitError
-    from runtime.autoresearch import lane
+    from rcs_contracts.generated.autoresearch.errors import GitError
+    from rcs_contracts.runtime.autoresearch import lane
 
     monkeypatch.setenv("RCS_CODEX_BIN", str(FAKE))
     for key, value in IDENTITY.items():
@@ -79,7 +79,7 @@ def test_a_disk_failure_after_a_signal_exits_as_the_signal_and_names_the_resume(
     # status is the signal's (128 + 15), not a usage error, and the run stays resumable.
     code = (
         "import io, signal, sys\n"
-        "from runtime.autoresearch import command, supervisor\n"
+        "from rcs_contracts.runtime.autoresearch import command, supervisor\n"
         "def failing(run, max_iterations):\n"
         "    run.signals.received = signal.SIGTERM\n"
         "    raise OSError('No space left on device')\n"

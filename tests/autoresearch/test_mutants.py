@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from generated.autoresearch import config as C
-from generated.autoresearch.errors import LockError
-from generated.autoresearch.state_schema import ActiveRunPointer
-from runtime.autoresearch import files, lock
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch.errors import LockError
+from rcs_contracts.generated.autoresearch.state_schema import ActiveRunPointer
+from rcs_contracts.runtime.autoresearch import files, lock
 
 
 def dead_pid() -> int:

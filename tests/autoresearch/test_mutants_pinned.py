@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-from generated.autoresearch import config as C
-from generated.autoresearch.errors import GitError, ResumeError
-from runtime.autoresearch import git as git_calls
-from runtime.autoresearch import judge, lane, mission, supervisor
-from runtime.autoresearch.processes import STOP_REQUESTED, Interrupted, Outcome, Signals, run_group
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch.errors import GitError, ResumeError
+from rcs_contracts.runtime.autoresearch import git as git_calls
+from rcs_contracts.runtime.autoresearch import judge, lane, mission, supervisor
+from rcs_contracts.runtime.autoresearch.processes import STOP_REQUESTED, Interrupted, Outcome, Signals, run_group
 from tests.autoresearch.conftest import Lab, git, make_repo, pid_alive, score_step
 from tests.conftest import ROOT
 
@@ -515,15 +515,15 @@ def _signals_seen_while(tmp_path: Path, probe: Callable[[int], bool], **popen: A
 def test_probing_whether_a_lock_owner_lives_sends_it_no_signal(tmp_path: Path) -> None:
     import socket
 
-    from runtime.autoresearch import lock
+    from rcs_contracts.runtime.autoresearch import lock
 
     assert _signals_seen_while(tmp_path, lambda pid: lock.alive(pid, socket.gethostname())) == "ready\ndone\n"
 
 
 def test_a_lock_that_keeps_changing_is_read_twice_then_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Released between our link and our read: one more try, not more (lock.acquire).
-    from generated.autoresearch.errors import LockError
-    from runtime.autoresearch import lock
+    from rcs_contracts.generated.autoresearch.errors import LockError
+    from rcs_contracts.runtime.autoresearch import lock
 
     repo = make_repo(tmp_path)
     path = lock.path_of(repo)
@@ -583,7 +583,7 @@ def test_what_is_left_of_a_group_after_its_leader_exits_gets_no_grace_even_when_
 
 
 def test_a_frontmatter_error_without_a_place_ends_with_the_error() -> None:
-    from generated.autoresearch.errors import MissionError
+    from rcs_contracts.generated.autoresearch.errors import MissionError
 
     with pytest.raises(MissionError) as info:
         mission.frontmatter("---\n- a\n---\n", Path("s.md"))
@@ -592,7 +592,7 @@ def test_a_frontmatter_error_without_a_place_ends_with_the_error() -> None:
 
 @pytest.mark.parametrize("depth", [400, 5000, 100_000])
 def test_deeply_nested_frontmatter_is_refused_by_the_yaml_reader_with_its_line(depth: int) -> None:
-    from generated.autoresearch.errors import MissionError
+    from rcs_contracts.generated.autoresearch.errors import MissionError
 
     text = "---\nevaluator: " + "[" * depth + "]" * depth + "\n---\n"
     with pytest.raises(MissionError) as info:
@@ -622,8 +622,8 @@ def test_git_runs_without_prompts_optional_locks_or_a_translated_locale(tmp_path
 
 
 def test_run_files_are_written_as_utf_8_text_not_escaped() -> None:
-    from generated.autoresearch.candidate_schema import Candidate
-    from runtime.autoresearch import files
+    from rcs_contracts.generated.autoresearch.candidate_schema import Candidate
+    from rcs_contracts.runtime.autoresearch import files
 
     fields = {"status": "noop", "candidate_commit": None, "base_commit": "a" * 40, "description": "café ✓"}
     candidate = files.build(Candidate, {**fields, "notes": [], "created_at": "2026-11-22T00:00:00Z"})
@@ -873,7 +873,7 @@ def test_rcs_options_after_the_mission_directory_are_refused_not_passed_to_codex
     tmp_path: Path, args: list[str], option: str
 ) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "runtime.cli", "autoresearch", *args],
+        [sys.executable, "-m", "rcs_contracts.runtime.cli", "autoresearch", *args],
         cwd=tmp_path,  # no mission here: a refusal that came too late would name the missing directory
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -886,7 +886,7 @@ def test_rcs_options_after_the_mission_directory_are_refused_not_passed_to_codex
 
 
 def test_asking_whether_a_group_is_left_sends_it_no_signal(tmp_path: Path) -> None:
-    from runtime.autoresearch import processes
+    from rcs_contracts.runtime.autoresearch import processes
 
     # a new session: its pid is its group's id
     seen = _signals_seen_while(tmp_path, processes.group_alive, start_new_session=True)

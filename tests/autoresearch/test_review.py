@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from runtime.autoresearch import lock
+from rcs_contracts.runtime.autoresearch import lock
 from tests.autoresearch.conftest import FAKE, IDENTITY, Lab, at_kept_and_clean, git, make_repo, score_step
 
 NOOP_CANDIDATE = {"candidate": {"status": "noop", "candidate_commit": None}}

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generated._support import RcsError
-from generated.autoresearch import config as C
-from generated.autoresearch.errors import AutoresearchError, LockError, MissionError
-from generated.autoresearch.ledger_schema import LedgerEntry
-from runtime.autoresearch import files, judge, lock, mission, report
-from safeio import files as files_io
+from rcs_contracts.generated._support import RcsError
+from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch.errors import AutoresearchError, LockError, MissionError
+from rcs_contracts.generated.autoresearch.ledger_schema import LedgerEntry
+from rcs_contracts.runtime.autoresearch import files, judge, lock, mission, report
+from rcs_contracts.safeio import files as files_io
 from tests import schema_cases
 from tests.conftest import copy_project, run_python, run_rcs
 from tests.schema_cases import Case
@@ -350,7 +350,7 @@ def test_config_table_drives_behaviour(tmp_path: Path) -> None:
     table.write_text(text)
     assert run_rcs(["codegen"], project=project).returncode == 0
     probe = run_python(
-        "from generated.autoresearch import config as C\n"
+        "from rcs_contracts.generated.autoresearch import config as C\n"
         "print(C.NOOP_LIMIT, C.decide('candidate', 'pass_not_better', 'score_improvement').decision)\n",
         project,
     )
@@ -407,8 +407,8 @@ def test_closing_table_is_aligned_under_its_header() -> None:
     ],
 )
 def test_exit_status_of_a_stopped_run(status: str, received: int | None, code: int) -> None:
-    from runtime.autoresearch.command import status_exit
-    from runtime.exit_status import EXIT_INVALID, EXIT_OK
+    from rcs_contracts.base.exit_status import EXIT_INVALID, EXIT_OK
+    from rcs_contracts.runtime.autoresearch.command import status_exit
 
     assert (EXIT_OK, EXIT_INVALID) == (0, 1)
     assert status_exit(status, received) == code
@@ -426,7 +426,7 @@ def test_removing_a_locked_worktree_takes_git_alone(tmp_path: Path, monkeypatch:
     # "--force" twice: git removes even a locked worktree, so the folder never needs deleting by hand.
     import subprocess
 
-    from runtime.autoresearch import lane
+    from rcs_contracts.runtime.autoresearch import lane
 
     repo = tmp_path / "repo"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -489,7 +489,7 @@ def test_a_repository_that_tracks_a_runtime_artifact_is_refused(tmp_path: Path) 
     ],
 )
 def test_the_interpreter_a_script_names_on_its_first_line(tmp_path: Path, script: bytes, missing: str | None) -> None:
-    from runtime.autoresearch.worker import missing_interpreter
+    from rcs_contracts.runtime.autoresearch.worker import missing_interpreter
 
     path = tmp_path / "agent"
     path.write_bytes(script)
@@ -499,7 +499,7 @@ def test_the_interpreter_a_script_names_on_its_first_line(tmp_path: Path, script
 def test_an_interpreter_that_exists_is_not_missing(tmp_path: Path) -> None:
     import sys
 
-    from runtime.autoresearch.worker import missing_interpreter
+    from rcs_contracts.runtime.autoresearch.worker import missing_interpreter
 
     path = tmp_path / "agent"
     path.write_bytes(f"#!{sys.executable}\n".encode())
@@ -508,7 +508,7 @@ def test_an_interpreter_that_exists_is_not_missing(tmp_path: Path) -> None:
 
 
 def test_an_interpreter_that_is_not_an_executable_file_is_missing(tmp_path: Path) -> None:
-    from runtime.autoresearch.worker import missing_interpreter
+    from rcs_contracts.runtime.autoresearch.worker import missing_interpreter
 
     plain = tmp_path / "plain"
     plain.write_text("not executable\n")
@@ -539,7 +539,7 @@ def test_building_a_model_from_a_value_json_cannot_hold_says_which_type() -> Non
 def test_a_worker_binary_that_is_nowhere_is_named_with_the_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from runtime.autoresearch import worker
+    from rcs_contracts.runtime.autoresearch import worker
 
     missing = str(tmp_path / "no-such-codex")
     monkeypatch.setenv(C.CODEX_BINARY_ENV, missing)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.cli import run
+from rcs_contracts.codegen.cli import run
 from tests.codegen.test_lint import compile_errors, line_of
 from tests.conftest import run_python, run_rcs
 
@@ -132,7 +132,7 @@ def test_a_schema_that_cannot_mean_what_it_says_is_refused(
 
 
 def test_format_list_names_every_asserted_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from codegen.engine import ASSERTED_FORMATS
+    from rcs_contracts.codegen.engine import ASSERTED_FORMATS
 
     root = user_project(tmp_path, {"item": {"format": "colour"}})
     [error] = errors_of(root, capsys)
@@ -256,7 +256,7 @@ def test_user_kinds_of_any_shape_validate(project: Path) -> None:
             rejected = run_rcs(["validate", "--kind", f"shop/{kind}", f"{kind}-bad.json"], project=project)
             assert rejected.returncode == 1 and "SchemaViolationError" in rejected.stdout, rejected.stdout
     typed = run_python(
-        "from runtime import kinds, validation\n"
+        "from rcs_contracts.engine import kinds, validation\n"
         "print(repr(validation.validate(kinds.resolve('shop/count'), b'2.0', validation.Context())))",
         project,
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.cli import run
+from rcs_contracts.codegen.cli import run
 
 
 def compile_errors(root: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
@@ -71,7 +71,7 @@ def test_pattern_shorthands_are_rejected(project: Path, capsys: pytest.CaptureFi
 
 
 def test_shorthand_scanner() -> None:
-    from codegen.lint import shorthand_escapes
+    from rcs_contracts.codegen.lint import shorthand_escapes
 
     assert shorthand_escapes(r"^\d+\\w[\s]\.$") == [r"\d", r"\s"]
     assert shorthand_escapes(r"^[0-9]+\\d$") == []
@@ -223,6 +223,43 @@ def test_id_must_be_the_file_name(project: Path, capsys: pytest.CaptureFixture[s
         "'$id' must be the file's own name, 'partial_result.schema.json' [house style]",
         f"schemas/evidence/partial_result.schema.json:{line_of(schema, 'SchemaPointer')}: "
         "$ref does not resolve: evidence_bundle.schema.json#/$defs/SchemaPointer",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("union", "fix"),
+    [
+        (["integer", "number"], "'number'"),
+        (["string", "integer"], "anyOf with one type in each branch"),
+        (["string", "number", "null"], "anyOf with one type in each branch"),
+    ],
+)
+def test_a_type_union_ajv_strict_refuses_is_house_style(
+    project: Path, capsys: pytest.CaptureFixture[str], union: list[str], fix: str
+) -> None:
+    schema = project / "schemas/evidence/partial_result.schema.json"
+    edit_json(schema, lambda d: d["properties"]["limit"].update({"type": union}))
+    line = line_of(schema, '"type": [')
+    assert compile_errors(project, capsys) == [
+        f"schemas/evidence/partial_result.schema.json:{line}: type union {union} is refused "
+        f"by Ajv's strict mode; write {fix} [house style]"
+    ]
+
+
+def test_a_nullable_type_is_portable(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = project / "schemas/evidence/partial_result.schema.json"
+    edit_json(schema, lambda d: d["properties"]["limit"].update({"type": ["number", "null"]}))
+    assert run(project, check=False, quiet=True) == 0, capsys.readouterr().err
+
+
+def test_an_id_is_unique_across_domains(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A second paper.schema.json, in another domain: both files answer to their own URI (the engine is
+    # fine), but a registry keyed by $id (Ajv, the exported bundle) would hold one of them.
+    copy = project / "schemas/odr/paper.schema.json"
+    copy.write_text((project / "schemas/phase1/paper.schema.json").read_text(encoding="utf-8"), encoding="utf-8")
+    assert compile_errors(project, capsys) == [
+        f"schemas/phase1/paper.schema.json:{line_of(copy, '$id')}: '$id' 'paper.schema.json' is also "
+        "schemas/odr/paper.schema.json's: every $id must be unique across all domains [house style]"
     ]
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from codegen import engine, lint, research_tables, sources
-from codegen.lint import shorthand_escapes
+from rcs_contracts.codegen import engine, lint, research_tables, sources
+from rcs_contracts.codegen.lint import shorthand_escapes
 from tests.conftest import ROOT
 
 SCHEMA = "https://json-schema.org/draft/2020-12/schema"

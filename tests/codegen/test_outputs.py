@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from codegen.cli import run
-from codegen.stamp import read_python_stamp, sha256
+from rcs_contracts.codegen.cli import run
+from rcs_contracts.codegen.stamp import read_python_stamp, sha256
 from tests.conftest import ROOT, run_python, run_rcs
 
 
@@ -119,12 +119,13 @@ def test_new_domain_gets_package_and_spec_section(project: Path, capsys: pytest.
 def test_runtime_never_imports_the_compiler() -> None:
     code = (
         "import sys, json\n"
-        "from runtime.cli import main\n"
-        "from runtime.evidence import validate_artifact\n"
+        "from rcs_contracts.runtime.cli import main\n"
+        "from rcs_contracts.runtime.evidence import validate_artifact\n"
         "status = main(['validate', '--kind', 'evidence_bundle', 'examples/evidence/bundle.json'])\n"
         "compiler = ('datamodel_code_generator', 'jinja2', 'jsonschema')\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in compiler\n"
-        "               or (m.startswith('codegen.') and m != 'codegen.cli'))  # the CLI's argument parser only\n"
+        # the compiler's modules, but for the CLI's argument parser
+        "               or (m.startswith('rcs_contracts.codegen.') and m != 'rcs_contracts.codegen.cli'))\n"
         "print(status, heavy)\n"
     )
     result = run_python(code, ROOT)
@@ -133,7 +134,8 @@ def test_runtime_never_imports_the_compiler() -> None:
 
 
 def test_help_does_not_import_pydantic() -> None:
-    result = run_python("import sys\nfrom runtime import cli\ncli._parser()\nprint('pydantic' in sys.modules)", ROOT)
+    code = "import sys\nfrom rcs_contracts.runtime import cli\ncli._parser()\nprint('pydantic' in sys.modules)"
+    result = run_python(code, ROOT)
     assert result.stdout.strip() == "False", result.stderr
 
 

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.cli import run
-from runtime.evidence import ContractViolationError, load_claim_policy
+from rcs_contracts.codegen.cli import run
+from rcs_contracts.runtime.evidence import ContractViolationError, load_claim_policy
 from tests import schema_cases
 from tests.conftest import ROOT, copy_project
 from tests.schema_cases import Case

@@ -78,7 +78,7 @@ def test_every_verdict_is_the_schemas(compiled: Path) -> None:
     jobs = [(name, text, valid) for name, (_, instances) in CASES.items() for text, valid in instances]
     script = (
         "import json, sys\n"
-        "from runtime import kinds, validation\n"
+        "from rcs_contracts.engine import kinds, validation\n"
         "out = []\n"
         f"for name, text, valid in json.loads({json.dumps(json.dumps(jobs))}):\n"
         "    try:\n"

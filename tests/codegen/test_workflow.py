@@ -37,7 +37,7 @@ def test_adding_a_required_field_is_enforced_by_model_and_cli(project: Path) -> 
     compile_project(project)
 
     probe = run_python(
-        "from generated.evidence.literature_map_schema import MapNode\n"
+        "from rcs_contracts.generated.evidence.literature_map_schema import MapNode\n"
         "print(MapNode.model_fields['license'].is_required())",
         project,
     )
@@ -90,7 +90,7 @@ def run_probe(project: Path, code: str) -> str:
     prelude = (
         "import json\n"
         "from tests.evidence import helpers as h\n"
-        "from runtime.evidence import *\n"
+        "from rcs_contracts.runtime.evidence import *\n"
         "def outcome(kind, data):\n"
         "    try:\n"
         "        h.check(kind, data)\n"

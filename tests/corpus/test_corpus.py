@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from generated.kinds import KINDS
-from runtime import validation
+from rcs_contracts.engine import validation
+from rcs_contracts.generated.kinds import KINDS
 
 CORPUS = Path(__file__).with_name("evidence_cases.json")
 CASES = json.loads(CORPUS.read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ import hashlib
 import json
 from typing import Any
 
-from runtime.evidence import EvidenceStore, validate_artifact
+from rcs_contracts.runtime.evidence import EvidenceStore, validate_artifact
 
 SECTIONS = ["intro", "background", "related_work", "methods", "comparison", "gaps", "conclusions"]
 RAW = "Dense retrievers — trained on naïve pairs — beat BM25 on 5 of 7 tasks. Σ scores ≥ 0.8 were rare."

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from runtime.cli import main
+from rcs_contracts.runtime.cli import main
 from tests.conftest import ROOT, run_rcs
 from tests.evidence import helpers as h
 
@@ -263,8 +263,8 @@ def test_output_is_deterministic(tmp_path: Path, bundle: Path) -> None:
 
 
 def test_progress_is_reported_for_long_runs(tmp_path: Path) -> None:
-    from runtime import collect
-    from runtime.cli import _progress
+    from rcs_contracts.engine import collect
+    from rcs_contracts.runtime.cli import _progress
 
     for index in range(3):
         write(tmp_path, f"m{index}.json", {"nodes": [], "edges": []})
@@ -292,7 +292,7 @@ def test_progress_is_reported_for_long_runs(tmp_path: Path) -> None:
     ids=["duplicate-key", "not-utf8", "deep", "syntax"],
 )
 def test_bad_claim_policy_files_are_contract_errors(tmp_path: Path, body: bytes, detail: str) -> None:
-    from runtime.evidence import SchemaViolationError, load_claim_policy
+    from rcs_contracts.runtime.evidence import SchemaViolationError, load_claim_policy
 
     path = tmp_path / "policy.yaml"
     path.write_bytes(body)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from runtime.evidence import (
+from rcs_contracts.runtime.evidence import (
     BudgetExceededError,
     BudgetPolicy,
     BudgetTracker,
@@ -179,7 +179,7 @@ def test_failure_case_4_url_only_ref(bad_ref: object) -> None:
 
 
 def test_url_only_ref_is_one_error_not_schema_noise() -> None:
-    from runtime.evidence import iter_violations
+    from rcs_contracts.runtime.evidence import iter_violations
 
     data = h.literature_map()
     data["nodes"][0]["evidence_refs"][0] = {"snapshot_id": "snap-1", "url": "https://x"}

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from runtime.evidence import (
+from rcs_contracts.runtime.evidence import (
     BudgetExceededError,
     BudgetPolicy,
     BudgetTracker,

@@ -7,8 +7,8 @@ import json
 import pytest
 import yaml
 
-from generated.evidence.errors import ArtifactIntegrityError
-from runtime.evidence import iter_violations
+from rcs_contracts.generated.evidence.errors import ArtifactIntegrityError
+from rcs_contracts.runtime.evidence import iter_violations
 from tests.conftest import ROOT
 from tests.evidence import helpers as h
 

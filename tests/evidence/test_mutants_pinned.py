@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from runtime import kinds
-from runtime.evidence import (
+from rcs_contracts.engine import kinds
+from rcs_contracts.runtime.evidence import (
     ArtifactIntegrityError,
     ArtifactKindError,
     BudgetExceededError,
@@ -31,7 +31,7 @@ from runtime.evidence import (
     load_claim_policy,
     validate_artifact,
 )
-from runtime.evidence.policy import citation_required, default_claim_policy
+from rcs_contracts.runtime.evidence.policy import citation_required, default_claim_policy
 from tests.evidence import helpers as h
 
 Found = tuple[str, str, str, tuple[str | int, ...]]

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generated.evidence.budgets import CHARGED, CLOCK, LIMIT_TYPES, PER_STAGE
-from runtime.cli import main
-from runtime.evidence import (
+from rcs_contracts.generated.evidence.budgets import CHARGED, CLOCK, LIMIT_TYPES, PER_STAGE
+from rcs_contracts.runtime.cli import main
+from rcs_contracts.runtime.evidence import (
     BudgetPolicy,
     BudgetTracker,
     ContractViolationError,

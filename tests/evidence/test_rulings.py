@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from generated.evidence import errors as E
-from runtime import kinds
-from runtime.evidence import (
+from rcs_contracts.engine import kinds
+from rcs_contracts.generated.evidence import errors as E
+from rcs_contracts.runtime.evidence import (
     ArtifactIntegrityError,
     BudgetExceededError,
     BudgetPolicy,
@@ -471,7 +471,7 @@ def test_r_gen_7_kind_names() -> None:
 
 
 def test_unknown_kind_is_a_contract_error() -> None:
-    from runtime.evidence import ArtifactKindError
+    from rcs_contracts.runtime.evidence import ArtifactKindError
 
     with pytest.raises(ArtifactKindError) as info:
         validate_artifact("evidence/nope", "{}")
@@ -490,7 +490,7 @@ def test_partial_result_is_constructible_as_the_contract_shows() -> None:
 
 def test_every_rule_check_is_wired_to_a_real_kind() -> None:
     """A schema renamed without its check would silently lose its rules; this catches it."""
-    from runtime.evidence.checks import CHECKS
+    from rcs_contracts.runtime.evidence.checks import CHECKS
 
     known = {k.name for k in map(kinds.resolve, kinds.known_kinds()) if k.domain == "evidence"}
     assert set(CHECKS) <= known

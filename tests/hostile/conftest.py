@@ -59,7 +59,7 @@ def rcs(
     """
     before = snapshot(cwd)
     done = subprocess.run(
-        [sys.executable, "-m", "runtime.cli", *args],
+        [sys.executable, "-m", "rcs_contracts.runtime.cli", *args],
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
         capture_output=True,

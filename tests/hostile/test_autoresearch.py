@@ -65,10 +65,10 @@ def test_a_missing_shebang_interpreter_is_named(lab: Lab, tmp_path: Path) -> Non
 
 
 def test_scores_above_2_53_compare_exactly() -> None:
-    from generated.autoresearch import config as C
-    from generated.autoresearch.evaluation_schema import Evaluation
-    from runtime.autoresearch import judge
-    from runtime.autoresearch.files import build
+    from rcs_contracts.generated.autoresearch import config as C
+    from rcs_contracts.generated.autoresearch.evaluation_schema import Evaluation
+    from rcs_contracts.runtime.autoresearch import judge
+    from rcs_contracts.runtime.autoresearch.files import build
 
     def evaluation(score: int) -> Evaluation:
         return build(

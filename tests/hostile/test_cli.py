@@ -56,7 +56,7 @@ def test_special_files_are_refused_wherever_they_are_named(
 
 
 def test_an_oversize_input_names_the_cap(tmp_path: Path) -> None:
-    from generated.cli.limits import MAX_BYTES, Input
+    from rcs_contracts.generated.cli.limits import MAX_BYTES, Input
 
     cap = MAX_BYTES[Input.ODR_CONFIG]
     (tmp_path / "config.json").write_text("{" + " " * cap + "}")
@@ -96,7 +96,7 @@ def test_a_walk_lists_everything_it_could_not_check(tmp_path: Path) -> None:
 
 def test_an_unlistable_directory_is_not_checked_not_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """(In process: root can list any directory, so the refusal is injected where the walk lists.)"""
-    from runtime import collect
+    from rcs_contracts.engine import collect
 
     (tmp_path / "locked").mkdir()
     real = os.scandir
@@ -229,8 +229,8 @@ def test_a_bom_is_ignored_in_every_reader(tmp_path: Path) -> None:
     assert rcs("odr", "run", "rounds.jsonl", "--config", "c.json", cwd=tmp_path).status == 0
     (tmp_path / "paper.json").write_bytes(bom + PAPER.read_bytes())
     assert rcs("phase1", "summarize", "paper.json", "--query", "retrieval", cwd=tmp_path).status == 0
-    from runtime.autoresearch.mission import frontmatter
-    from safeio.files import read_text
+    from rcs_contracts.runtime.autoresearch.mission import frontmatter
+    from rcs_contracts.safeio.files import read_text
 
     (tmp_path / "sandbox.md").write_bytes(bom + b"---\nevaluator:\n  command: x\n  format: json\n---\n")
     sandbox = tmp_path / "sandbox.md"
@@ -313,7 +313,7 @@ def test_one_json_object_on_one_line_is_a_document_not_json_lines(tmp_path: Path
 
 def test_a_bare_kind_name_two_domains_share_lists_both_full_names(monkeypatch: pytest.MonkeyPatch) -> None:
     # No two domains share a kind name today; a user's own schemas can (a second "config").
-    from runtime import collect, kinds
+    from rcs_contracts.engine import collect, kinds
 
     twin = dict(kinds.KINDS)
     twin["mine/literature_map"] = kinds.KINDS["evidence/literature_map"]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from generated.phase1.errors import InvalidInputError
-from runtime.phase1.chunks import chunk_id
-from runtime.phase1.pipeline import ingest_document
+from rcs_contracts.generated.phase1.errors import InvalidInputError
+from rcs_contracts.runtime.phase1.chunks import chunk_id
+from rcs_contracts.runtime.phase1.pipeline import ingest_document
 from tests.hostile.conftest import rcs
 
 SECTIONS = [("A", "B|text"), ("A|B", "text")]
@@ -53,7 +53,7 @@ def test_validate_rejects_duplicate_ids(tmp_path: Path) -> None:
 
 
 def test_a_pipeline_result_lists_each_retrieved_id_once(tmp_path: Path) -> None:
-    from runtime.phase1.pipeline import summarise_ingested
+    from rcs_contracts.runtime.phase1.pipeline import summarise_ingested
 
     ingested = ingest_document("m", [("S", "alpha beta\n\nalpha gamma")])
     result = summarise_ingested(ingested, "alpha", "summary", 2).model_dump(mode="json")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safeio import files
+from rcs_contracts.safeio import files
 
 
 @given(content=st.binary(max_size=300), limit=st.integers(min_value=1, max_value=300))

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generated.odr.config_schema import ODRConfig
-from safeio.regex import PatternError, compile_linear
+from rcs_contracts.generated.odr.config_schema import ODRConfig
+from rcs_contracts.safeio.regex import PatternError, compile_linear
 from tests.conftest import ROOT
 from tests.hostile.conftest import rcs
 
@@ -111,7 +111,7 @@ def test_lint_refuses_a_schema_pattern_that_needs_backtracking(tmp_path: Path) -
 
 def test_schema_word_boundaries_keep_ecma_meaning() -> None:
     """``\\b`` in a schema is ECMA-262's ASCII boundary, compiled without look-around."""
-    from codegen import engine
+    from rcs_contracts.codegen import engine
 
     validator = engine.compile_schema({"pattern": r"\bab\b"}, "rcs:///t.json", engine.registry([]))
     assert validator.is_valid("éab")  # é is not an ECMA word character: a boundary before "ab"

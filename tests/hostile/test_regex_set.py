@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safeio.regex import PatternError
-from safeio.regex_set import check_pattern, compile_set, compile_spans, counts
+from rcs_contracts.safeio.regex import PatternError
+from rcs_contracts.safeio.regex_set import check_pattern, compile_set, compile_spans, counts
 
 # Patterns in the subset both engines read alike on ASCII-classed text (re.ASCII on the re side).
 PATTERNS = (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.validation import data_path
+from rcs_contracts.engine.validation import data_path
 from tests.conftest import ROOT
 
 
@@ -33,7 +33,7 @@ def test_a_long_validate_stops_at_once(tmp_path: Path, signum: int, statuses: se
     # 60 passes over the batch: over a minute of work on any machine, so the 10 s timeout below can
     # only be met by stopping on the signal (no clock is read: an ignored signal times out).
     process = subprocess.Popen(
-        [sys.executable, "-m", "runtime.cli", "validate", "--kind", "odr/config", *[str(batch)] * 60],
+        [sys.executable, "-m", "rcs_contracts.runtime.cli", "validate", "--kind", "odr/config", *[str(batch)] * 60],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
@@ -56,7 +56,7 @@ def test_error_locations_drop_pydantic_branch_names() -> None:
 
 
 def test_an_interrupt_inside_a_command_run_in_process_is_status_130(monkeypatch: pytest.MonkeyPatch) -> None:
-    from runtime import cli
+    from rcs_contracts.runtime import cli
 
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt
@@ -66,7 +66,7 @@ def test_an_interrupt_inside_a_command_run_in_process_is_status_130(monkeypatch:
 
 
 def test_sigterm_ends_a_command_with_status_143() -> None:
-    from runtime import cli
+    from rcs_contracts.runtime import cli
 
     with pytest.raises(SystemExit) as info:
         cli._terminate(signal.SIGTERM, None)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from safeio import yaml_data
+from rcs_contracts.safeio import yaml_data
 from tests.conftest import ROOT
 from tests.hostile.conftest import rcs
 
@@ -172,7 +172,7 @@ def test_a_complex_key_in_a_claim_policy_is_bad_input_not_a_crash(tmp_path: Path
 
 def test_sandbox_numbers_are_yaml_1_2(tmp_path: Path) -> None:
     """``timeout_seconds: 1e3`` is a number in sandbox.md (PyYAML's 1.1 would read a string)."""
-    from runtime.autoresearch.mission import frontmatter
+    from rcs_contracts.runtime.autoresearch.mission import frontmatter
 
     text = "---\nevaluator:\n  command: x\n  format: json\n  timeout_seconds: 1e3\n---\n"
     assert frontmatter(text, Path("sandbox.md")).evaluator.timeout_seconds == 1000.0

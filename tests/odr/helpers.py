@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.odr import ODRConfig, ODRState, run_round
+from rcs_contracts.runtime.odr import ODRConfig, ODRState, run_round
 
 AUDITOR = (
     "### CRITIQUE\n- retention window unclear\n### PATCHES\n- name the window\n"

@@ -8,7 +8,7 @@ from dataclasses import FrozenInstanceError
 import pytest
 from pydantic import ValidationError
 
-from runtime.odr import (
+from rcs_contracts.runtime.odr import (
     ODRConfig,
     ODRConfigError,
     ODRState,

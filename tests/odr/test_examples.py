@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from generated.cli import messages as M
-from generated.odr.stop_rules import StopReason
+from rcs_contracts.generated.cli import messages as M
+from rcs_contracts.generated.odr.stop_rules import StopReason
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "odr"
@@ -72,7 +72,11 @@ def odr_args(scenario: Path) -> list[str]:
 
 def rcs(args: list[str]) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "runtime.cli", *args], cwd=ROOT, capture_output=True, timeout=60, check=False
+        [sys.executable, "-m", "rcs_contracts.runtime.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from generated.odr import errors as ERRORS
-from runtime.kinds import resolve
-from runtime.odr import ODRState, run_round
-from runtime.validation import Context, violations
+from rcs_contracts.engine.kinds import resolve
+from rcs_contracts.engine.validation import Context, violations
+from rcs_contracts.generated.odr import errors as ERRORS
+from rcs_contracts.runtime.odr import ODRState, run_round
 from tests.odr.helpers import AUDITOR, A, B, architect
 
 LEAK = "```\nprint('x')\n```"

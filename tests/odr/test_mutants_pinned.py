@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from runtime.cli import main
-from runtime.odr import ODRConfig, ODRState, run_round
-from runtime.odr.metrics import jaccard, similarity
-from safeio import yaml_data
+from rcs_contracts.runtime.cli import main
+from rcs_contracts.runtime.odr import ODRConfig, ODRState, run_round
+from rcs_contracts.runtime.odr.metrics import jaccard, similarity
+from rcs_contracts.safeio import yaml_data
 from tests.conftest import ROOT, run_python
 from tests.odr.helpers import AUDITOR, A, architect
 
@@ -144,7 +144,7 @@ def test_the_trace_keeps_non_ascii_text_as_written(tmp_path: Path, capsys: pytes
 
 FROZEN = """
 import dataclasses
-from runtime.odr import ODRState, run_round
+from rcs_contracts.runtime.odr import ODRState, run_round
 from tests.odr.helpers import AUDITOR, A, architect
 
 state = run_round(ODRState(), architect(A), AUDITOR)
@@ -256,7 +256,7 @@ def test_with_the_empty_requirement_check_first_a_missing_requirement_is_an_empt
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The check order is the table's (PARSE_CHECK_ORDER): a section that is not there at all is empty.
-    from runtime.odr import parsers
+    from rcs_contracts.runtime.odr import parsers
 
     no_requirement = "### CHANGELOG\n- x\n### ASSUMPTIONS\n- a\n### OPEN_QUESTIONS\n- q\n"
     missing = parsers.parse_architect(no_requirement).error
@@ -268,7 +268,7 @@ def test_with_the_empty_requirement_check_first_a_missing_requirement_is_an_empt
 
 
 def test_a_header_on_the_second_line_after_a_blank_first_line_parses() -> None:
-    from runtime.odr import parsers
+    from rcs_contracts.runtime.odr import parsers
 
     parsed = parsers.parse_architect("\n" + architect("Keep logs 30 days."))
     assert parsed.ok and parsed.data is not None and parsed.data.requirement == "Keep logs 30 days."

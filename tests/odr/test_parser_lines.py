@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.odr.parsers import parse_architect
+from rcs_contracts.runtime.odr.parsers import parse_architect
 
 BODY = (
     "### REQUIREMENT\nThe system shall log.\n"

@@ -14,8 +14,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generated.odr.stop_rules import HEADERS, PARSE_ERROR_MESSAGES, ParseErrorCode
-from runtime.odr import ODRConfig, ODRState, ParseResult, TraceRecord, parse_architect, parse_auditor, run_round
+from rcs_contracts.generated.odr.stop_rules import HEADERS, PARSE_ERROR_MESSAGES, ParseErrorCode
+from rcs_contracts.runtime.odr import (
+    ODRConfig,
+    ODRState,
+    ParseResult,
+    TraceRecord,
+    parse_architect,
+    parse_auditor,
+    run_round,
+)
 from tests.conftest import ROOT
 from tests.odr.helpers import AUDITOR, architect
 from tests.valid_share import Share
@@ -233,8 +241,8 @@ def test_code_leaks_mean_what_python_re_means(text: str) -> None:
 
     from hypothesis import assume
 
-    from runtime.odr.core import code_leaks
-    from safeio.regex import compile_linear
+    from rcs_contracts.runtime.odr.core import code_leaks
+    from rcs_contracts.safeio.regex import compile_linear
 
     for class_ in (r"\w", r"\s"):
         assume(all((re.fullmatch(class_, c) is not None) == compile_linear(f"^{class_}$").search(c) for c in text))
@@ -245,7 +253,7 @@ def test_code_leaks_mean_what_python_re_means(text: str) -> None:
 
 
 def test_non_ascii_text_keeps_unicode_word_boundaries() -> None:
-    from runtime.odr.core import code_leaks
+    from rcs_contracts.runtime.odr.core import code_leaks
 
     config = ODRConfig()
     assert code_leaks(config, "édef", "") == []  # é is a word character: no \b before "def"

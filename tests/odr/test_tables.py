@@ -43,7 +43,7 @@ def reordered(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def probe(project: Path, code: str) -> list[str]:
-    prelude = "from runtime.odr import *\nfrom tests.odr.helpers import A, B, A2, run, AUDITOR\n"
+    prelude = "from rcs_contracts.runtime.odr import *\nfrom tests.odr.helpers import A, B, A2, run, AUDITOR\n"
     result = run_python(prelude + code, project)
     assert result.returncode == 0, result.stderr
     return result.stdout.split()

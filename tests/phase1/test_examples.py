@@ -28,8 +28,8 @@ from typing import Any
 
 import pytest
 
-from generated.phase1.config import BM25_B, BM25_K1, MAX_CHUNK_CHARS, NOT_STATED, SENTENCE_TERMINATORS
-from runtime.phase1 import IngestedPaper, ingest_document
+from rcs_contracts.generated.phase1.config import BM25_B, BM25_K1, MAX_CHUNK_CHARS, NOT_STATED, SENTENCE_TERMINATORS
+from rcs_contracts.runtime.phase1 import IngestedPaper, ingest_document
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "phase1"
@@ -92,7 +92,11 @@ def env(hash_seed: str) -> dict[str, str]:
 
 def rcs(args: tuple[str, ...]) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "runtime.cli", *args], cwd=ROOT, env=env("1"), capture_output=True, timeout=60
+        [sys.executable, "-m", "rcs_contracts.runtime.cli", *args],
+        cwd=ROOT,
+        env=env("1"),
+        capture_output=True,
+        timeout=60,
     )
 
 
@@ -101,7 +105,7 @@ def rcs(args: tuple[str, ...]) -> subprocess.CompletedProcess[bytes]:
 # on the iteration order of a set of strings would differ between the two runs.
 RERUN = """
 import contextlib, io, json, sys
-from runtime.cli import main
+from rcs_contracts.runtime.cli import main
 out = []
 for args in json.load(sys.stdin):
     buffer = io.StringIO()

@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generated.phase1.config import BM25_B, BM25_K1, SCORE_BITS
-from runtime.phase1 import InvalidInputError, ingest_document, retrieve
-from runtime.phase1 import index as index_module
-from runtime.phase1.index import Index
+from rcs_contracts.generated.phase1.config import BM25_B, BM25_K1, SCORE_BITS
+from rcs_contracts.runtime.phase1 import InvalidInputError, ingest_document, retrieve
+from rcs_contracts.runtime.phase1 import index as index_module
+from rcs_contracts.runtime.phase1.index import Index
 
 COMMON = ["a", "b", "c", "d", "e", "f"]
 RARE = [f"r{i}" for i in range(40)]

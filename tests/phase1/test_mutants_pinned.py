@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from generated.phase1.config import NOT_STATED
-from runtime.cli import main
-from runtime.kinds import resolve
-from runtime.phase1 import ingest_document, retrieve
-from runtime.phase1.text import normalize
-from runtime.validation import Context, violations
+from rcs_contracts.engine.kinds import resolve
+from rcs_contracts.engine.validation import Context, violations
+from rcs_contracts.generated.phase1.config import NOT_STATED
+from rcs_contracts.runtime.cli import main
+from rcs_contracts.runtime.phase1 import ingest_document, retrieve
+from rcs_contracts.runtime.phase1.text import normalize
 from tests.conftest import ROOT, run_rcs
 
 EXAMPLES = ROOT / "examples" / "phase1"
@@ -220,8 +220,8 @@ def test_the_cli_quotes_whole_normalised_sentences(tmp_path: Path) -> None:
     ],
 )
 def test_a_section_that_is_not_a_pair_is_refused_with_its_index(sections: list[Any]) -> None:
-    from generated.phase1.errors import InvalidInputError
-    from runtime.phase1.chunks import section_pairs
+    from rcs_contracts.generated.phase1.errors import InvalidInputError
+    from rcs_contracts.runtime.phase1.chunks import section_pairs
 
     with pytest.raises(InvalidInputError) as info:
         section_pairs([("first", "fine"), *sections])
@@ -231,13 +231,13 @@ def test_a_section_that_is_not_a_pair_is_refused_with_its_index(sections: list[A
 
 
 def test_a_paragraph_that_fits_is_one_verbatim_piece() -> None:
-    from runtime.phase1.chunks import split_long
+    from rcs_contracts.runtime.phase1.chunks import split_long
 
     assert split_long("ab ", 3) == ["ab "]  # exactly the cap: not re-cut into its sentences
 
 
 def test_a_long_sentence_is_cut_at_its_first_space_and_spaces_after_a_cut_are_dropped() -> None:
-    from runtime.phase1.chunks import split_long
+    from rcs_contracts.runtime.phase1.chunks import split_long
 
     assert split_long("a bcdefgh", 4) == ["a", "bcde", "fgh"]  # the space right after the first letter
     assert split_long("abcdefgh  ij", 4) == ["abcd", "efgh", "ij"]  # no piece starts with a space
@@ -256,9 +256,9 @@ def test_a_long_sentence_is_cut_at_its_first_space_and_spaces_after_a_cut_are_dr
     ],
 )
 def test_a_summary_that_breaks_an_invariant_is_refused_with_what_and_where(bullet: dict[str, Any], detail: str) -> None:
-    from generated.phase1.errors import InvariantViolationError
-    from generated.phase1.grounded_summary_schema import Bullet, GroundedSummary
-    from runtime.phase1.pipeline import check_invariants
+    from rcs_contracts.generated.phase1.errors import InvariantViolationError
+    from rcs_contracts.generated.phase1.grounded_summary_schema import Bullet, GroundedSummary
+    from rcs_contracts.runtime.phase1.pipeline import check_invariants
 
     paper = ingest_document("p", [("S", SHARED)])
     first = paper.chunks[0].chunk_id
@@ -273,7 +273,7 @@ def test_a_summary_that_breaks_an_invariant_is_refused_with_what_and_where(bulle
 
 
 def test_the_best_sentence_is_the_earliest_of_those_sharing_most_query_words() -> None:
-    from runtime.phase1.pipeline import _best_sentence
+    from rcs_contracts.runtime.phase1.pipeline import _best_sentence
 
     text = "Nothing here. Caching helps. Caching helps latency. Latency and caching matter."
     assert _best_sentence(text, {"caching", "latency"}) == "Caching helps latency."
@@ -282,7 +282,7 @@ def test_the_best_sentence_is_the_earliest_of_those_sharing_most_query_words() -
 
 
 def test_sentences_packed_to_exactly_the_cap_stay_one_piece() -> None:
-    from runtime.phase1.chunks import split_long
+    from rcs_contracts.runtime.phase1.chunks import split_long
 
     # "aaaa. bbbb." is 11 characters: at a cap of 11 the two sentences are one piece.
     assert split_long("aaaa. bbbb. cccc.", 11) == ["aaaa. bbbb.", "cccc."]
@@ -290,8 +290,8 @@ def test_sentences_packed_to_exactly_the_cap_stay_one_piece() -> None:
 
 
 def test_a_summary_of_another_papers_retrieval_is_refused() -> None:
-    from generated.phase1.errors import InvalidInputError
-    from runtime.phase1 import generate_summary
+    from rcs_contracts.generated.phase1.errors import InvalidInputError
+    from rcs_contracts.runtime.phase1 import generate_summary
 
     sections = [{"label": "A", "text": "Term frequency saturates."}]
     one, two = ingest_document("one", sections), ingest_document("two", sections)

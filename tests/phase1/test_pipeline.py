@@ -8,15 +8,15 @@ import math
 
 import pytest
 
-from generated.phase1.config import BM25_B, BM25_K1, MAX_CHUNK_CHARS, NOT_STATED, SCORE_BITS
-from runtime.phase1 import (
+from rcs_contracts.generated.phase1.config import BM25_B, BM25_K1, MAX_CHUNK_CHARS, NOT_STATED, SCORE_BITS
+from rcs_contracts.runtime.phase1 import (
     Phase1Error,
     generate_summary,
     ingest_document,
     retrieve,
     run_phase1_pipeline,
 )
-from runtime.phase1.text import normalize, tokens
+from rcs_contracts.runtime.phase1.text import normalize, tokens
 
 SECTIONS = [
     (
@@ -229,8 +229,8 @@ def test_spec_has_the_phase1_chapter() -> None:
 
 
 def test_r_p1_3_split_pieces_are_verbatim_even_across_line_breaks() -> None:
-    from runtime.phase1.chunks import split_long
-    from runtime.phase1.text import paragraphs
+    from rcs_contracts.runtime.phase1.chunks import split_long
+    from rcs_contracts.runtime.phase1.text import paragraphs
 
     wrapped = "\n".join(f"Sentence number {i} talks about ranking and caching." for i in range(40))
     [paragraph] = paragraphs(normalize(wrapped))

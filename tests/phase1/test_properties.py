@@ -12,8 +12,8 @@ import hashlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generated.phase1.config import MAX_CHUNK_CHARS, NOT_STATED
-from runtime.phase1 import Phase1Error, ingest_document, run_phase1_pipeline
+from rcs_contracts.generated.phase1.config import MAX_CHUNK_CHARS, NOT_STATED
+from rcs_contracts.runtime.phase1 import Phase1Error, ingest_document, run_phase1_pipeline
 from tests.valid_share import Share
 
 words = st.sampled_from(["bm25", "dense", "retrieval", "Café", "naïve", "ΔG", "検索", "rank", "the", "of", "x"])

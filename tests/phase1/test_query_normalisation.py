@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from runtime.phase1.pipeline import ingest_document, retrieve
+from rcs_contracts.runtime.phase1.pipeline import ingest_document, retrieve
 
 PAPER = ingest_document("q", [("S", "Le café est prêt.\n\nCo-operation matters.")])
 
@@ -27,7 +27,7 @@ def test_a_query_finds_the_word_however_it_is_encoded(query: str) -> None:
 
 
 def test_a_query_of_only_dropped_characters_is_empty() -> None:
-    from generated.phase1.errors import InvalidInputError
+    from rcs_contracts.generated.phase1.errors import InvalidInputError
 
     with pytest.raises(InvalidInputError, match="Query must contain at least one word"):
         retrieve("\u00ad\u200b", PAPER, 1)
@@ -43,7 +43,7 @@ def test_a_query_of_only_dropped_characters_is_empty() -> None:
     ],
 )
 def test_words_of_every_script_stay_whole(text: str, query: str, word: str) -> None:
-    from runtime.phase1.text import normalize, tokens
+    from rcs_contracts.runtime.phase1.text import normalize, tokens
 
     assert word in tokens(normalize(text))
     paper = ingest_document("s", [("S", text)])
@@ -52,7 +52,7 @@ def test_words_of_every_script_stay_whole(text: str, query: str, word: str) -> N
 
 
 def test_combining_marks_do_not_split_words() -> None:
-    from runtime.phase1.text import tokens
+    from rcs_contracts.runtime.phase1.text import tokens
 
     assert tokens("हिन्दी") == ["हिन्दी"]  # [^\W_]+ gave ह, न, द
     assert tokens("İstanbul".casefold()) == ["i̇stanbul"]  # not "i" + "stanbul"

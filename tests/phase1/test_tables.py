@@ -18,7 +18,7 @@ def test_config_table_drives_behaviour(tmp_path: Path) -> None:
     result = run_rcs(["codegen"], project=project)
     assert result.returncode == 0, result.stdout + result.stderr
     probe = run_python(
-        "from runtime.phase1 import *\n"
+        "from rcs_contracts.runtime.phase1 import *\n"
         "s = [('A', 'One short sentence here. Another short sentence there. A third one.')]\n"
         "print(len(ingest_document('p', s).chunks))\n"
         "print(run_phase1_pipeline('p', s, 'zebra', top_k=2).summary.bullets[0].text)\n"

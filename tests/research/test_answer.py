@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generated.research.responses import ANSWER_HEADING, MAX_BULLET_CHARS, MAX_BULLETS
-from generated.research.source_bundle_schema import Source
-from runtime.phase1.text import query_tokens, sentences, tokens
-from runtime.research.adapter import source_id
-from runtime.research.answer import answer
+from rcs_contracts.generated.research.responses import ANSWER_HEADING, MAX_BULLET_CHARS, MAX_BULLETS
+from rcs_contracts.generated.research.source_bundle_schema import Source
+from rcs_contracts.runtime.phase1.text import query_tokens, sentences, tokens
+from rcs_contracts.runtime.research.adapter import source_id
+from rcs_contracts.runtime.research.answer import answer
 
 
 def src(locator: str, content: str) -> Source:
@@ -78,8 +78,8 @@ def test_a_cut_keeps_a_one_letter_first_word() -> None:
 
 
 def test_the_fixed_responses_say_the_table_sentences() -> None:
-    from generated.research.responses import BASELINE, CLARIFY, UNKNOWN
-    from runtime.research.answer import fixed
+    from rcs_contracts.generated.research.responses import BASELINE, CLARIFY, UNKNOWN
+    from rcs_contracts.runtime.research.answer import fixed
 
     for action, sentence in (("ASK_CLARIFY", CLARIFY), ("UNKNOWN", UNKNOWN), ("BASELINE", BASELINE)):
         response = fixed(action)

@@ -8,11 +8,12 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 ADAPTER = "runtime/research/adapter.py"
-TOOLS_PACKAGE = "runtime.research.tools"
+TOOLS_PACKAGE = "rcs_contracts.runtime.research.tools"
 
 
 def _modules() -> list[Path]:
-    return sorted(p for d in ("runtime", "codegen", "generated", "safeio") for p in (ROOT / d).rglob("*.py"))
+    folders = ("runtime", "engine", "base", "codegen", "generated", "safeio")
+    return sorted(p for d in folders for p in (ROOT / d).rglob("*.py"))
 
 
 def test_only_the_adapter_imports_a_tool() -> None:

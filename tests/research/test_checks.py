@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from generated.research.responses import ANSWER_HEADING, BASELINE, CLARIFY, UNKNOWN
-from runtime.research.adapter import source_id
+from rcs_contracts.generated.research.responses import ANSWER_HEADING, BASELINE, CLARIFY, UNKNOWN
+from rcs_contracts.runtime.research.adapter import source_id
 
 SID = "a" * 64
 OTHER = "b" * 64

@@ -13,13 +13,20 @@ from typing import Any
 
 import pytest
 
-from generated.research.contract import CONTRACT_VERSION
-from generated.research.policy import BUNDLE_SOURCES, TOOLS
-from generated.research.responses import ANSWER_HEADING, BASELINE, CLARIFY, MAX_BULLET_CHARS, MAX_BULLETS, UNKNOWN
-from runtime.kinds import model_of, resolve
-from runtime.research.adapter import source_id
-from runtime.research.checks import CHECKS, check_response, check_source_bundle, check_telemetry
-from runtime.validation import Context, violations
+from rcs_contracts.engine.kinds import model_of, resolve
+from rcs_contracts.engine.validation import Context, violations
+from rcs_contracts.generated.research.contract import CONTRACT_VERSION
+from rcs_contracts.generated.research.policy import BUNDLE_SOURCES, TOOLS
+from rcs_contracts.generated.research.responses import (
+    ANSWER_HEADING,
+    BASELINE,
+    CLARIFY,
+    MAX_BULLET_CHARS,
+    MAX_BULLETS,
+    UNKNOWN,
+)
+from rcs_contracts.runtime.research.adapter import source_id
+from rcs_contracts.runtime.research.checks import CHECKS, check_response, check_source_bundle, check_telemetry
 
 Finding = tuple[str, str, str, tuple[str | int, ...]]
 

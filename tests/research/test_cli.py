@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 import yaml
 
-from generated.research.responses import BASELINE, CLARIFY, UNKNOWN
-from generated.research.stop_reasons import StopReason
+from rcs_contracts.generated.research.responses import BASELINE, CLARIFY, UNKNOWN
+from rcs_contracts.generated.research.stop_reasons import StopReason
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas" / "research"
@@ -221,7 +221,7 @@ class Run:
 
 def rcs(args: list[str], hash_seed: str = "1") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "runtime.cli", *args],
+        [sys.executable, "-m", "rcs_contracts.runtime.cli", *args],
         cwd=ROOT,
         env=dict(os.environ, PYTHONHASHSEED=hash_seed),
         capture_output=True,
@@ -235,7 +235,7 @@ def rcs(args: list[str], hash_seed: str = "1") -> subprocess.CompletedProcess[st
 # has another hash seed, so output that depended on the iteration order of a set would differ.
 BATCH = """
 import contextlib, io, json, sys
-from runtime.cli import main
+from rcs_contracts.runtime.cli import main
 out = []
 for args in json.load(sys.stdin):
     stdout, stderr = io.StringIO(), io.StringIO()

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from runtime.research import command
+from rcs_contracts.runtime.research import command
 
 TEXT = "Term frequency saturation is bounded by k1. Length normalisation divides by the average length."
 

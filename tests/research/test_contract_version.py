@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generated.research.contract import CONTRACT_VERSION, TABLES_SHA256
+from rcs_contracts.generated.research.contract import CONTRACT_VERSION, TABLES_SHA256
 from tests.conftest import copy_project, run_rcs
 
 

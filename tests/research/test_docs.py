@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from generated.research import errors as E
-from runtime.phase1.chunks import chunk_id
-from runtime.research.tools import docs
-from runtime.research.tools.docs import DocsTool
+from rcs_contracts.generated.research import errors as E
+from rcs_contracts.runtime.phase1.chunks import chunk_id
+from rcs_contracts.runtime.research.tools import docs
+from rcs_contracts.runtime.research.tools.docs import DocsTool
 
 WORD = "photosynthesis"
 

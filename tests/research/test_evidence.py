@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import hashlib
 
-from generated.research.response_schema import ResearchResponse
-from generated.research.source_bundle_schema import SourceBundle
-from runtime.research.adapter import source_id
-from runtime.research.evidence import to_evidence
+from rcs_contracts.generated.research.response_schema import ResearchResponse
+from rcs_contracts.generated.research.source_bundle_schema import SourceBundle
+from rcs_contracts.runtime.research.adapter import source_id
+from rcs_contracts.runtime.research.evidence import to_evidence
 
 AT = "2026-11-23T06:00:00Z"
 

@@ -15,8 +15,8 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import runtime.research.injection as injection_module
-from runtime.research.injection import (
+import rcs_contracts.runtime.research.injection as injection_module
+from rcs_contracts.runtime.research.injection import (
     Scan,
     _every_gate,
     _leet_tokens,

@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
-from runtime.research import ResearchRequest, StopReason, caps_for
-from runtime.research.injection import _decoded, _readings, normalise, scan_injection
-from runtime.research.policy import Grant, route
+from rcs_contracts.runtime.research import ResearchRequest, StopReason, caps_for
+from rcs_contracts.runtime.research.injection import _decoded, _readings, normalise, scan_injection
+from rcs_contracts.runtime.research.policy import Grant, route
 
 REQUEST = {
     "query": "term frequency",

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from generated.research.errors import SandboxViolationError
-from generated.research.policy import BUNDLE_SOURCES, CAPS, CONTENT_CHARS, ITEMS_PER_CALL, TOOL_COST
-from generated.research.responses import BASELINE, CLARIFY, UNKNOWN
-from runtime.research import ResearchRequest, StopReason, run_research
-from runtime.research.adapter import source_id
+from rcs_contracts.generated.research.errors import SandboxViolationError
+from rcs_contracts.generated.research.policy import BUNDLE_SOURCES, CAPS, CONTENT_CHARS, ITEMS_PER_CALL, TOOL_COST
+from rcs_contracts.generated.research.responses import BASELINE, CLARIFY, UNKNOWN
+from rcs_contracts.runtime.research import ResearchRequest, StopReason, run_research
+from rcs_contracts.runtime.research.adapter import source_id
 
 PRO = CAPS[("PRO", "prod")]
 
@@ -284,7 +284,7 @@ def test_the_plan_does_not_depend_on_what_tools_return() -> None:
 
 
 def test_a_bug_inside_rcs_still_ends_in_one_stop_reason(monkeypatch: pytest.MonkeyPatch) -> None:
-    from runtime.research import answer
+    from rcs_contracts.runtime.research import answer
 
     def broken(*args: object) -> None:
         raise ZeroDivisionError

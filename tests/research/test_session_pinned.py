@@ -16,9 +16,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import runtime.research.adapter as adapter_module
-from generated.research.policy import CAPS, CONTENT_CHARS, METADATA_KEYS, METADATA_VALUE_CHARS, TITLE_CHARS, TOOL_COST
-from runtime.research import ResearchRequest, StopReason, run_research, source_id
+import rcs_contracts.runtime.research.adapter as adapter_module
+from rcs_contracts.generated.research.policy import (
+    CAPS,
+    CONTENT_CHARS,
+    METADATA_KEYS,
+    METADATA_VALUE_CHARS,
+    TITLE_CHARS,
+    TOOL_COST,
+)
+from rcs_contracts.runtime.research import ResearchRequest, StopReason, run_research, source_id
 
 PRO = CAPS[("PRO", "prod")]
 

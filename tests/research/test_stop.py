@@ -7,8 +7,8 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generated.research.stop_reasons import ACTION, PRIORITY, StopReason
-from runtime.research.stop import action_of, in_priority_order, resolve_stop_reason
+from rcs_contracts.generated.research.stop_reasons import ACTION, PRIORITY, StopReason
+from rcs_contracts.runtime.research.stop import action_of, in_priority_order, resolve_stop_reason
 
 # §5 of the contract, written out here on purpose: the table must say exactly this.
 CONTRACT_ORDER = [

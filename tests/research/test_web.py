@@ -30,11 +30,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generated.research.errors import ToolResultError
-from generated.research.responses import BASELINE, CLARIFY, UNKNOWN
-from generated.research.stop_reasons import StopReason
-from runtime import kinds, validation
-from runtime.research.tools.web import WebTool
+from rcs_contracts.engine import kinds, validation
+from rcs_contracts.generated.research.errors import ToolResultError
+from rcs_contracts.generated.research.responses import BASELINE, CLARIFY, UNKNOWN
+from rcs_contracts.generated.research.stop_reasons import StopReason
+from rcs_contracts.runtime.research.tools.web import WebTool
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas" / "research"
@@ -161,7 +161,11 @@ def research(tmp_path: Path, web: str, req: dict[str, Any], fmt: str = "json", e
     telemetry = tmp_path / f"telemetry-{n}.json"
     args = ["research", "run", str(path), "--web", web, "--format", fmt, "--telemetry", str(telemetry), *extra]
     proc = subprocess.run(
-        [sys.executable, "-m", "runtime.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "rcs_contracts.runtime.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     return Outcome(proc, telemetry)
 

@@ -26,8 +26,8 @@ import httpx
 import pytest
 import yaml
 
-from generated.research.errors import InvalidInputError, SandboxViolationError, ToolResultError
-from runtime.research.tools.web import TRANSPORT_TIMEOUT_S, WebTool
+from rcs_contracts.generated.research.errors import InvalidInputError, SandboxViolationError, ToolResultError
+from rcs_contracts.runtime.research.tools.web import TRANSPORT_TIMEOUT_S, WebTool
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas" / "research"

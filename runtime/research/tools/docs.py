@@ -17,14 +17,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from generated.phase1.errors import ErrorCode as Phase1Code
-from generated.phase1.errors import Phase1Error
-from generated.research import errors as E
-from generated.research.policy import DOCS_TOTAL_BYTES, RESPONSE_BYTES, TITLE_CHARS
-from runtime import json_text
-from runtime.phase1.pipeline import IngestedPaper, ingest_document, retrieve
-from runtime.phase1.text import query_tokens
-from safeio import files
+from rcs_contracts.engine import json_text
+from rcs_contracts.generated.phase1.errors import ErrorCode as Phase1Code
+from rcs_contracts.generated.phase1.errors import Phase1Error
+from rcs_contracts.generated.research import errors as E
+from rcs_contracts.generated.research.policy import DOCS_TOTAL_BYTES, RESPONSE_BYTES, TITLE_CHARS
+from rcs_contracts.runtime.phase1.pipeline import IngestedPaper, ingest_document, retrieve
+from rcs_contracts.runtime.phase1.text import query_tokens
+from rcs_contracts.safeio import files
 
 SUFFIXES = (".txt", ".md", ".json")
 NAME = "docs"

@@ -14,9 +14,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from generated.research import errors as E
-from generated.research.policy import CAPS, RESPONSE_BYTES
-from runtime import json_text
+from rcs_contracts.engine import json_text
+from rcs_contracts.generated.research import errors as E
+from rcs_contracts.generated.research.policy import CAPS, RESPONSE_BYTES
 
 NAME = "web"
 # How long the tool itself waits for the endpoint: the adapter abandons a call at its per-call

@@ -15,8 +15,8 @@ from typing import Any
 
 import pydantic_core
 
-from generated.cli import messages as M
-from safeio import files
+from rcs_contracts.generated.cli import messages as M
+from rcs_contracts.safeio import files
 
 # A literal reaches a double's limit (about 1.8e308) only with 100 or more digits in a row or an
 # exponent of three or more digits: with every digit made "0" (and "E" "e"), both are plain byte

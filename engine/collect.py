@@ -9,12 +9,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from generated._support import Kind, RcsError, format_location
-from generated.cli import messages as M
-from generated.cli.limits import Input
-from generated.evidence.errors import ErrorCode as EvidenceCode
-from runtime import inputs, json_text, kinds, validation
-from safeio import files
+from rcs_contracts.engine import inputs, json_text, kinds, validation
+from rcs_contracts.generated._support import Kind, RcsError, format_location
+from rcs_contracts.generated.cli import messages as M
+from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.generated.evidence.errors import ErrorCode as EvidenceCode
+from rcs_contracts.safeio import files
 
 # The evidence kinds the command line loads as inputs (names fixed by R-GEN-7).
 BUNDLE_KIND = "evidence/evidence_bundle"
@@ -272,10 +272,18 @@ def check_text(
     return FileResult(name, kind.kind, tuple(Violation.of(e) for e in errors_found))
 
 
-def load_evidence(bundle: str, collection: Collection) -> Any:
-    """The EvidenceStore of a bundle file; on failure the bundle's violations become a result."""
-    from runtime.evidence.store import EvidenceStore
+@dataclass(frozen=True)
+class EvidenceLoaders:
+    """The evidence domain's readers, handed in by the command line (the engine knows no domain):
+    ``store`` builds an EvidenceStore from a bundle's bytes once the bundle is valid, ``policy``
+    reads a claim policy file (raising RcsError for a bad one)."""
 
+    store: Callable[[bytes], Any]
+    policy: Callable[[str], Any]
+
+
+def load_evidence(bundle: str, collection: Collection, loaders: EvidenceLoaders) -> Any:
+    """The EvidenceStore of a bundle file; on failure the bundle's violations become a result."""
     try:
         raw = inputs.read_bytes(bundle, Input.EVIDENCE_BUNDLE)
     except FileNotFoundError:
@@ -292,15 +300,13 @@ def load_evidence(bundle: str, collection: Collection) -> Any:
         collection.results.append(result)
         collection.usage.append(M.bad_bundle(path=bundle, count=len(result.violations)))
         return None
-    return EvidenceStore.from_bundle(raw)
+    return loaders.store(raw)
 
 
-def load_policy(path: str, collection: Collection) -> Any:
+def load_policy(path: str, collection: Collection, loaders: EvidenceLoaders) -> Any:
     """A claim policy from a YAML file; on failure a result and a usage problem."""
-    from runtime.evidence.policy import load_claim_policy
-
     try:
-        return load_claim_policy(path)
+        return loaders.policy(path)
     except FileNotFoundError:
         collection.usage.append(M.no_such_path(path=path))
     except OSError as exc:
@@ -320,11 +326,15 @@ def collect(
     evidence: str | None,
     claim_policy: str | None,
     progress: Progress | None = None,
+    loaders: EvidenceLoaders | None = None,
 ) -> Collection:
     """Validate every file under ``paths``; stop early only for problems that make results meaningless.
 
-    ``progress(done, total)`` is called after each file when given.
+    ``progress(done, total)`` is called after each file when given. ``loaders`` read ``evidence``
+    and ``claim_policy``, and must be given with either.
     """
+    if (evidence is not None or claim_policy is not None) and loaders is None:
+        raise TypeError("collect: evidence or a claim policy needs the evidence domain's loaders")
     collection = Collection()
     kind: Kind | None = None
     if kind_name is not None:
@@ -336,8 +346,8 @@ def collect(
             else:
                 collection.usage.append(M.unknown_kind(kind=exc.kind, known=", ".join(exc.candidates)))
             return collection
-    store = load_evidence(evidence, collection) if evidence is not None else None
-    policy = load_policy(claim_policy, collection) if claim_policy is not None else None
+    store = load_evidence(evidence, collection, loaders) if evidence is not None and loaders else None
+    policy = load_policy(claim_policy, collection, loaders) if claim_policy is not None and loaders else None
     if collection.usage:
         return collection
     context = validation.Context(evidence=store, claim_policy=policy)

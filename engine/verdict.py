@@ -18,8 +18,8 @@ from typing import Any
 
 import jsonschema_rs
 
-from generated._documents import DOCUMENTS, ENGINE_OPTIONS, FORMAT_SHAPES, PATTERNS, pattern_options
-from generated._support import Location
+from rcs_contracts.generated._documents import DOCUMENTS, ENGINE_OPTIONS, FORMAT_SHAPES, PATTERNS, pattern_options
+from rcs_contracts.generated._support import Location
 
 # Messages longer than this show the value as "value" instead of its JSON text (a whole object
 # under "not" or "type" would otherwise be printed back in full).

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from generated.cli.limits import MAX_BYTES, UNTRUSTED, Input
-from safeio import files
+from rcs_contracts.generated.cli.limits import MAX_BYTES, UNTRUSTED, Input
+from rcs_contracts.safeio import files
 
 
 def read_bytes(path: str | os.PathLike[str], what: Input) -> bytes:

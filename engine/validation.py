@@ -4,7 +4,7 @@
 2. the JSON Schema engine (``runtime/engine.py``) decides, exactly as draft 2020-12 says; its
    errors become the domain's schema errors (``runtime/schema_errors.py``);
 3. only then is the value turned into the generated model (strict; R-GEN-3: the value is what
-   ``model_validate_json`` would read, see ``runtime.kinds.parser_of``), which is generated from a
+   ``model_validate_json`` would read, see ``engine.kinds.parser_of``), which is generated from a
    view of the schema that can only be looser (``codegen/view.py``): it cannot reject what the
    schema accepted, and if it ever did, that is an rcs bug, raised as ``ModelDisagreement``;
 4. the domain's own rules run on the model.
@@ -29,11 +29,11 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from generated._support import Kind, Location, RcsError, format_location
-from generated.cli import messages as M
-from runtime import engine, json_text
-from runtime.kinds import holds_untyped, model_of, parser_of
-from runtime.schema_errors import SchemaErrorFactories, schema_errors
+from rcs_contracts.engine import json_text, verdict
+from rcs_contracts.engine.kinds import holds_untyped, model_of, parser_of
+from rcs_contracts.engine.schema_errors import SchemaErrorFactories, schema_errors
+from rcs_contracts.generated._support import Kind, Location, RcsError, format_location
+from rcs_contracts.generated.cli import messages as M
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class Context:
 
 
 Check = Callable[[BaseModel, Context], Iterator[RcsError]]
-Special = Callable[[engine.SchemaError], tuple[RcsError, Location] | None]
+Special = Callable[[verdict.SchemaError], tuple[RcsError, Location] | None]
 
 
 class ModelDisagreement(RuntimeError):
@@ -66,9 +66,9 @@ def _no_special(model: Any) -> Special | None:
 
 
 def _default_errors() -> ModuleType:
-    from generated.cli import messages
+    from rcs_contracts.generated.cli import messages
 
-    return importlib.import_module(f"generated.{messages.DEFAULT_DOMAIN}.errors")
+    return importlib.import_module(f"rcs_contracts.generated.{messages.DEFAULT_DOMAIN}.errors")
 
 
 @cache
@@ -78,14 +78,14 @@ def rules_for(domain: str) -> DomainRules:
     A domain compiled without an errors table reports in the default domain's error classes.
     """
     try:
-        module: ModuleType = importlib.import_module(f"runtime.{domain}.checks")
+        module: ModuleType = importlib.import_module(f"rcs_contracts.runtime.{domain}.checks")
     except ModuleNotFoundError as exc:
-        if exc.name not in (f"runtime.{domain}", f"runtime.{domain}.checks"):
+        if exc.name not in (f"rcs_contracts.runtime.{domain}", f"rcs_contracts.runtime.{domain}.checks"):
             raise
         try:
-            errors = importlib.import_module(f"generated.{domain}.errors")
+            errors = importlib.import_module(f"rcs_contracts.generated.{domain}.errors")
         except ModuleNotFoundError as missing:
-            if missing.name != f"generated.{domain}.errors":
+            if missing.name != f"rcs_contracts.generated.{domain}.errors":
                 raise
             errors = _default_errors()
         return DomainRules(cast(SchemaErrorFactories, errors), {}, _no_special)
@@ -133,7 +133,7 @@ def _schema_stage(kind: Kind, text: str | bytes, rules: DomainRules) -> tuple[li
         value = json_text.read(text)
     except json_text.JsonTextError as exc:
         return [rules.errors.json_syntax(detail=str(exc), location=())], None
-    found = engine.errors(kind.uri, value)
+    found = verdict.errors(kind.uri, value)
     if found:
         if json_text.overflows(text, value):
             return overflow, None

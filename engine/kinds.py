@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from generated._support import Kind
-from generated.kinds import KINDS
+from rcs_contracts.generated._support import Kind
+from rcs_contracts.generated.kinds import KINDS
 
 _SCHEMA_REF = re.compile(r"(?:^|/)([A-Za-z0-9_]+)/([A-Za-z0-9_]+)\.schema\.json$")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from generated.cli import messages as M
-from runtime.collect import Collection
-from safeio.terminal import printable, printable_json
+from rcs_contracts.engine.collect import Collection
+from rcs_contracts.generated.cli import messages as M
+from rcs_contracts.safeio.terminal import printable, printable_json
 
 
 def text(collection: Collection) -> str:

@@ -9,8 +9,8 @@ from typing import Any, Protocol
 
 from pydantic import MISSING, BaseModel
 
-from generated._support import Location, RcsError
-from runtime.engine import SchemaError
+from rcs_contracts.engine.verdict import SchemaError
+from rcs_contracts.generated._support import Location, RcsError
 
 
 class SchemaErrorFactories(Protocol):
