@@ -82,11 +82,13 @@ def plan(project: Project) -> Plan:
     every_schema = [s for d in project.domains for s in d.schemas]
     global_hash = inputs_hash(fingerprint, every_schema)
     documents_hash = inputs_hash(fingerprint, every_schema + [r.source for r in project.resources])
+    catalog_hash = inputs_hash(fingerprint, _catalog_files(project))
     outputs = [
         Output("generated/__init__.py", "schemas/", global_hash),
         Output("generated/_documents.py", "schemas/*/*.schema.json and [tool.rcs.resources]", documents_hash),
         Output("generated/_support.py", "codegen/templates/support.py.j2", global_hash),
         Output("generated/kinds.py", "schemas/*/*.schema.json", global_hash),
+        Output("generated/_catalog.py", "schemas/ and the rule tables", catalog_hash),
     ]
     sections: list[Section] = []
     for domain in project.domains:
@@ -100,6 +102,32 @@ def plan(project: Project) -> Plan:
             if (TEMPLATES / f"{table.kind}.md.j2").is_file():
                 sections.append(Section(f"{domain.name}-{table.source.stem}", table.source.rel, dhash))
     return Plan(tuple(sorted(outputs, key=lambda o: o.rel)), tuple(sections))
+
+
+def _catalog_files(project: Project) -> list[SourceFile]:
+    files = {f.rel: f for d in project.domains for f in d.inputs}
+    files.update({s.rel: s for s in project.table_schemas})
+    return [files[k] for k in sorted(files)]
+
+
+def catalog(project: Project) -> list[dict[str, str]]:
+    """One entry per input file (``generated/_catalog.py``), sorted by path."""
+    roles: dict[str, dict[str, str]] = {}
+    for domain in project.domains:
+        versions = [t.content.get("contract_version") for t in domain.tables]
+        version = next((str(v) for v in versions if isinstance(v, str)), "")
+        for schema in domain.schemas:
+            own = schema.data.get("$id") if isinstance(schema.data, dict) else None
+            roles[schema.rel] = {"role": "schema", "kind": f"{domain.name}/{schema.stem}", "schema": "",
+                                 "id": own if isinstance(own, str) else "", "version": version}  # fmt: skip
+        for table in domain.tables:
+            roles[table.source.rel] = {"role": "table", "kind": "", "schema": table.schema.rel, "id": "",
+                                       "version": version}  # fmt: skip
+    for schema in project.table_schemas:
+        own = schema.data.get("$id") if isinstance(schema.data, dict) else None
+        roles.setdefault(schema.rel, {"role": "table-schema", "kind": "", "schema": "",
+                                      "id": own if isinstance(own, str) else "", "version": ""})  # fmt: skip
+    return [{"file": f.rel, **roles[f.rel], "sha256": sha256(f.raw)} for f in _catalog_files(project)]
 
 
 # --- models -------------------------------------------------------------------------------------
@@ -390,6 +418,7 @@ def render(project: Project) -> Plan:
     )
     bodies["generated/_support.py"] = env.get_template("support.py.j2").render()
     bodies["generated/kinds.py"] = env.get_template("kinds.py.j2").render(kinds=sorted(kinds, key=lambda k: k["kind"]))
+    bodies["generated/_catalog.py"] = env.get_template("catalog.py.j2").render(entries=catalog(project))
     bodies["generated/_documents.py"] = env.get_template("documents.py.j2").render(
         options=repr(dict(sorted(engine.OPTIONS.items()))),
         pattern_options=engine.PATTERN_OPTIONS,

@@ -130,6 +130,22 @@ def _parser() -> argparse.ArgumentParser:
     research_run.add_argument(
         "--flag", choices=("on", "off"), default="on", help="the research feature flag (off: research is disabled)"
     )
+    schema = commands.add_parser(
+        "schema",
+        help="the schemas and rule tables, for other languages: where they are, or an exported bundle",
+        description=(
+            "The schemas and rule tables this rcs enforces ship inside it. `rcs schema path` prints their folder; "
+            "`rcs schema export DIR` writes every one, with catalog.json (kind, file, $id, version, sha256 of "
+            "each), into DIR: a bundle any language loads with no network (SPEC.md 2.4). Exit status: 0 done, "
+            "1 a shipped file differs from what this build compiled, 2 DIR cannot be written."
+        ),
+    )
+    schema_commands = schema.add_subparsers(dest="schema_command", metavar="SCHEMA_COMMAND", required=True)
+    schema_commands.add_parser("path", help="print the folder of the shipped schemas and rule tables")
+    export = schema_commands.add_parser(
+        "export", help="write every schema and rule table, with catalog.json, into DIR"
+    )
+    export.add_argument("folder", metavar="DIR", help="an empty or new folder, or an earlier export to replace")
     auto = commands.add_parser(
         "autoresearch",
         help="supervise one coding-agent session per iteration, keeping, discarding or resetting its commit",
@@ -183,6 +199,22 @@ def exit_status(collection: Collection) -> int:
     if collection.usage:
         return EXIT_USAGE
     return EXIT_OK if all(r.valid for r in collection.results) else EXIT_INVALID
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from rcs_contracts.engine import export
+    from rcs_contracts.safeio.terminal import printable
+
+    if args.schema_command == "path":
+        print(printable(str(export.schemas_path())))
+        return EXIT_OK
+    try:
+        done = export.export(args.folder)
+    except export.ExportError as exc:
+        print(printable(f"rcs schema export: {exc}"), file=sys.stderr)
+        return EXIT_INVALID if "changed since" in str(exc) else EXIT_USAGE
+    print(printable(f"rcs schema export: {done.files} files and {export.CATALOG} written to {done.folder}"))
+    return EXIT_OK
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -358,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
             from rcs_contracts.runtime.autoresearch.command import main as autoresearch_main
 
             return autoresearch_main(args.args, args.resume, args.max_iterations)
+        if args.command == "schema":
+            return _schema(args)
         if args.command == "odr":
             from rcs_contracts.runtime.odr.command import main as odr_main
 
