@@ -26,6 +26,7 @@ from typing import Any
 import rcs_contracts
 from rcs_contracts.base.about import DISTRIBUTION, VERSION
 from rcs_contracts.generated._catalog import FILES, Entry
+from rcs_contracts.generated._documents import FORMAT_SHAPES
 
 CATALOG = "catalog.json"
 FORMAT = 1  # the catalog's own layout; a reader refuses a format it does not know
@@ -54,7 +55,16 @@ def catalog(entries: tuple[Entry, ...] = FILES) -> dict[str, Any]:
         item.update({k: v for k, v in (("kind", e.kind), ("schema", e.schema), ("id", e.id)) if v})
         item["version"] = e.version or VERSION
         files.append(item)
-    return {"format": FORMAT, "producer": {"name": DISTRIBUTION, "version": VERSION}, "draft": DRAFT, "files": files}
+    # A format's text must match its shape (the whole text) besides the format's own checks: RFC
+    # 3339's grammar exactly, where validators commonly also take ISO 8601's space or "+0100".
+    formats = {name: {"shape": shape} for name, shape in sorted(FORMAT_SHAPES.items())}
+    return {
+        "format": FORMAT,
+        "producer": {"name": DISTRIBUTION, "version": VERSION},
+        "draft": DRAFT,
+        "formats": formats,
+        "files": files,
+    }
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,6 @@ def test_two_setup_commands() -> None:
 def test_ci_runs_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert quickstart_commands()[1] in ci.splitlines()
-    steps = ("rcs codegen --check", "ruff check", "mypy --strict -p rcs_contracts\n", "mypy --strict bench\n")
+    steps = ("rcs codegen --check", "ruff check", "mypy --strict -p rcs_contracts\n", "mypy --strict bench interop\n")
     for step in (*steps, "conformance/suite.py"):
         assert step in ci
