@@ -25,7 +25,7 @@ from rcs_contracts.base.exit_status import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK,
 
 
 def _parser() -> argparse.ArgumentParser:
-    from rcs_contracts.base.about import DISTRIBUTION, VERSION
+    from rcs_contracts.base.about import VERSION_LINE
     from rcs_contracts.codegen.cli import build_parser as codegen_parser
     from rcs_contracts.generated.autoresearch.config import (
         BRANCH_PREFIX,
@@ -44,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Schema-first contract compiler and runtime for research-agent systems.",
         epilog="Run `rcs COMMAND --help` for the options of each command.",
     )
-    parser.add_argument("--version", action="version", version=f"rcs {VERSION} ({DISTRIBUTION} on PyPI)")
+    parser.add_argument("--version", action="version", version=VERSION_LINE)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     codegen_parser(commands.add_parser("codegen", help="compile schemas and rule tables into generated/"))
     validate = commands.add_parser(
@@ -369,6 +369,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             signal.signal(signal.SIGTERM, _terminate)
     try:
+        if arguments == ["--version"]:  # before the parser, which imports the generated tables
+            from rcs_contracts.base.about import VERSION_LINE
+
+            print(VERSION_LINE)
+            return EXIT_OK
         if arguments[:1] == ["codegen"]:
             # The compiler must run even when generated/ is stale or broken (a removed constant, a bad
             # hand edit): it is what repairs it, so it is reached without importing generated/.
