@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from rcs_contracts.base.about import GENERATED_PACKAGE
-from rcs_contracts.codegen import engine, research_tables, verify
+from rcs_contracts.codegen import engine, research_tables, typescript, verify
 from rcs_contracts.codegen.diagnostics import CompileError, Diagnostic
 from rcs_contracts.codegen.keywords import objects
 from rcs_contracts.codegen.sources import SCHEMA_SUFFIX, Domain, Project, SourceFile, Table
-from rcs_contracts.codegen.stamp import compiler_fingerprint, inputs_hash, sha256, stamp_python
+from rcs_contracts.codegen.stamp import compiler_fingerprint, inputs_hash, sha256, stamp
 
 TEMPLATES = Path(__file__).parent / "templates"
 FORMATTER_SETTINGS = Path(__file__).parent / "formatter"
@@ -43,7 +43,7 @@ class Output:
 
     def text(self) -> str:
         """The file's full text: header, then body."""
-        return stamp_python(self.body, self.inputs, self.inputs_hash)
+        return stamp(self.body, self.inputs, self.inputs_hash, "//" if self.rel.endswith(".ts") else "#")
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,7 @@ def plan(project: Project) -> Plan:
         Output("generated/_support.py", "codegen/templates/support.py.j2", global_hash),
         Output("generated/kinds.py", "schemas/*/*.schema.json", global_hash),
         Output("generated/_catalog.py", "schemas/ and the rule tables", catalog_hash),
+        Output("generated/ts/index.d.ts", "schemas/*/*.schema.json", global_hash),
     ]
     sections: list[Section] = []
     for domain in project.domains:
@@ -419,6 +420,7 @@ def render(project: Project) -> Plan:
     bodies["generated/_support.py"] = env.get_template("support.py.j2").render()
     bodies["generated/kinds.py"] = env.get_template("kinds.py.j2").render(kinds=sorted(kinds, key=lambda k: k["kind"]))
     bodies["generated/_catalog.py"] = env.get_template("catalog.py.j2").render(entries=catalog(project))
+    bodies["generated/ts/index.d.ts"] = typescript.render(project)
     bodies["generated/_documents.py"] = env.get_template("documents.py.j2").render(
         options=repr(dict(sorted(engine.OPTIONS.items()))),
         pattern_options=engine.PATTERN_OPTIONS,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rcs_contracts.codegen.render import Plan, Section
-from rcs_contracts.codegen.stamp import read_python_stamp, sha256
+from rcs_contracts.codegen.stamp import read_stamp, sha256
 from rcs_contracts.safeio import files
 
 SPEC = "SPEC.md"
@@ -130,7 +130,7 @@ def is_fresh(root: Path, skeleton: Plan) -> bool:
         return False
     for rel, output in expected.items():
         text = _read(root / rel)
-        stamped = read_python_stamp(text) if text is not None else None
+        stamped = read_stamp(text) if text is not None else None
         if stamped is None:
             return False
         stamp, body = stamped

@@ -11,7 +11,7 @@ the error it must raise (``error``: class and exact message; ``evidence``: the b
 against, from this folder). The schema verdicts of the examples are rcs's own. Sources: the
 evidence corpus (tests/corpus/evidence_cases.json, schema verdicts) and the example artifacts
 (examples/evidence/valid and rejected, with their expected errors). The JavaScript runner
-(interop/ajv/check.mjs) judges the schema verdicts with Ajv; tests/test_manifest.py holds rcs to
+(interop/js/check.mjs) judges the schema verdicts with Ajv; tests/test_manifest.py holds rcs to
 every case.
 """
 

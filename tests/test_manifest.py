@@ -1,6 +1,6 @@
 """interop/manifest.json: rcs reaches every case of the cross-language manifest it publishes.
 
-The JavaScript runner (interop/ajv/check.mjs, run by .ci/run) holds Ajv to the same schema
+The JavaScript runner (interop/js/check.mjs, run by .ci/run) holds Ajv to the same schema
 verdicts; this holds rcs to them and to every contract error the manifest names.
 """
 
