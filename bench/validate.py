@@ -28,6 +28,9 @@ validated, exit 1 if any is invalid:
 
   python-jsonschema   Draft202012Validator(schema, registry=...).is_valid(json.loads(text))
   jsonschema-rs       jsonschema_rs.validator_for(schema, registry=...).is_valid(json.loads(text))
+  Ajv (node)          interop/js/validate_files.mjs: Ajv2020 in strict mode, every schema of the
+                      folder keyed by $id, then JSON.parse and validate each file (when node and
+                      interop/js/node_modules are there: `npm ci --prefix interop/js`)
 
 rcs is timed 5 times (3 with --quick, or --repeat N), the two scripts as often; check-jsonschema,
 which takes minutes on 10,000 files, once (or --cj-repeat N). Medians are reported as seconds and
@@ -54,6 +57,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -319,6 +323,14 @@ def in_process(work: Path, files: list[str], passes: int) -> tuple[Timing, Timin
     )
 
 
+def ajv_command(schema: Path) -> list[str] | None:
+    """The Ajv reference (interop/js/validate_files.mjs) over ``schema``'s folder, or None without node."""
+    node = shutil.which("node")
+    if node is None or not (ROOT / "interop/js/node_modules/ajv").is_dir():
+        return None
+    return [node, str(ROOT / "interop/js/validate_files.mjs"), str(schema.parent), schema.name]
+
+
 def bench() -> bool:
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--count", type=int, help="number of reports (default 10000; 1000 with --quick)")
@@ -370,8 +382,13 @@ def bench() -> bool:
         for cmd in scripts.values():
             run([*cmd, "broken-listing.txt"], cwd=work, expect=1)
 
+        ajv = ajv_command(schema)
+        if ajv is not None:
+            run([*ajv, "listing.txt"], cwd=work)  # warm-up; accepts the whole set
+            run([*ajv, "broken-listing.txt"], cwd=work, expect=1)
         rcs_times = [run(rcs_cmd, cwd=work) for _ in range(n_rcs)]
         script_times = {e: [run([*cmd, "listing.txt"], cwd=work) for _ in range(n_rcs)] for e, cmd in scripts.items()}
+        ajv_times = [run([*ajv, "listing.txt"], cwd=work) for _ in range(n_rcs)] if ajv is not None else []
         cj_times = [sum(run([*cj_fixed, *batch], cwd=work) for batch in batches) for _ in range(n_cj)]
         verdict_t, model_t = in_process(work, files, 3 if args.quick else 7)
 
@@ -381,6 +398,8 @@ def bench() -> bool:
     )
     pyjs_t = Timing("python-jsonschema script: one compiled validator", script_times["python-jsonschema"])
     rs_t = Timing("jsonschema-rs script: one compiled validator", script_times["jsonschema-rs"])
+    ajv_t = Timing("Ajv (node) script: one compiled validator", ajv_times) if ajv_times else None
+    references = [t for t in (cj_t, pyjs_t, rs_t, ajv_t) if t is not None]
     rcs_fps = count / rcs_t.median
     cj_fps = count / cj_t.median
 
@@ -400,13 +419,15 @@ def bench() -> bool:
                     str(len(t.samples)),
                     f"{count / t.median:,.0f}",
                 ]
-                for t in (rcs_t, cj_t, pyjs_t, rs_t)
+                for t in (rcs_t, *references)
             ],
         )
     )
     print()
     print("ratios (rcs time / reference time, medians; below 1 = rcs faster):")
-    for ref_t in (cj_t, pyjs_t, rs_t):
+    if ajv_t is None:
+        print("  (Ajv skipped: no node, or no interop/js/node_modules; run npm ci --prefix interop/js)")
+    for ref_t in references:
         r = rcs_t.median / ref_t.median
         how = f"{1 / r:.1f}x faster" if r <= 1 else f"{r:.1f}x slower"
         print(f"  rcs / {ref_t.label.split(':')[0].split(' --')[0]:<34} = {r:.3f}  ({how})")
