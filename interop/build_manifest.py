@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from rcs_contracts.engine import validation  # noqa: E402
 from rcs_contracts.generated.kinds import KINDS  # noqa: E402
 
 OUT = ROOT / "interop" / "manifest.json"
+RESEARCH = ROOT / "interop" / "research_cases.json"
 CORPUS = ROOT / "tests" / "corpus" / "evidence_cases.json"
 EXAMPLES = ROOT / "examples" / "evidence"
 BUNDLE = "../examples/evidence/bundle.json"  # from this folder, as every path of the manifest
@@ -77,22 +79,122 @@ def cases() -> list[dict[str, Any]]:
     return found
 
 
-def render() -> str:
-    """The manifest's text: one case a line."""
-    lines = ",\n".join("  " + json.dumps(case, ensure_ascii=False) for case in cases())
+class _Ticks:
+    """A clock that moves one millisecond each time it is read: the session's telemetry comes out
+    the same on every run (the builder's output is committed)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def now(self) -> float:
+        """One millisecond later than the last reading."""
+        self.seconds += 0.001
+        return self.seconds
+
+    def wait(self, done: threading.Event, seconds: float) -> bool:
+        """Wait for the tool for real (a few milliseconds over the example papers)."""
+        return done.wait(max(seconds, 0.0))
+
+
+def _research_session() -> dict[str, Any]:
+    """The response, telemetry and source bundle of the research example (examples/research)."""
+    from rcs_contracts.runtime.research import ResearchRequest, run_research
+    from rcs_contracts.runtime.research.adapter import make_tools
+
+    request = ResearchRequest.model_validate_json((ROOT / "examples/research/request.json").read_bytes())
+    result = run_research(request, make_tools(docs=str(ROOT / "examples/research/docs")), clock=_Ticks())
+    return {
+        "research/response": json.loads(result.response.model_dump_json()),
+        "research/telemetry": json.loads(result.telemetry.model_dump_json()),
+        "research/source_bundle": json.loads(result.bundle.model_dump_json()),
+    }
+
+
+def _error(error: Any) -> dict[str, str]:
+    return {"code": error.code, "class": type(error).__name__, "message": str(error)}
+
+
+def research_cases() -> list[dict[str, Any]]:
+    """The research invariants a schema cannot say (SPEC 12; runtime/research/checks.py): the
+    example session's three artifacts as they are, then each changed to break one rule, with the
+    error the rule's table entry gives."""
+    from rcs_contracts.generated.research import errors as E
+    from rcs_contracts.generated.research.responses import ANSWER_HEADING, BASELINE
+    from rcs_contracts.generated.research.stop_reasons import PRIORITY
+
+    base = _research_session()
+    response, telemetry, bundle = base["research/response"], base["research/telemetry"], base["research/source_bundle"]
+    stranger = "f" * 64
+    extra = {**response["sources"][0], "source_id": stranger}
+    first, later = PRIORITY[0].value, PRIORITY[1].value
+    swapped = [bundle["sources"][1], bundle["sources"][0], *bundle["sources"][2:]]
+    head = bundle["sources"][0]
+    changed_content = [{**head, "content": head["content"] + " "}, *bundle["sources"][1:]]
+    vectors: list[tuple[str, str, dict[str, Any], Any]] = [
+        ("research/response", "the example session's response", response, None),
+        ("research/telemetry", "the example session's telemetry", telemetry, None),
+        ("research/source_bundle", "the example session's source bundle", bundle, None),
+        ("research/response", "an ANSWER whose text is not the table's heading (R-RS-6)",
+         {**response, "text": "Findings:"}, E.response_text_mismatch(action="ANSWER")),
+        ("research/response", "a bullet citing a source the response does not list (R-RS-8)",
+         {**response, "bullets": [{**response["bullets"][0], "source_ids": [stranger]}, *response["bullets"][1:]]},
+         E.citation_unresolved(index=0, source_id=stranger)),
+        ("research/response", "a listed source no bullet cites (R-RS-8)",
+         {**response, "text": ANSWER_HEADING.format(count=len(response["sources"]) + 1),
+          "sources": [*response["sources"], extra]},
+         E.source_not_cited(source_id=stranger)),
+        ("research/response", "a downgrade that still carries research content (R-RS-8)",
+         {**response, "action": "BASELINE", "text": BASELINE}, E.response_not_empty(action="BASELINE")),
+        ("research/telemetry", "NO_SOURCE answered instead of asking or saying unknown (R-RS-6)",
+         {**telemetry, "conditions": ["NO_SOURCE"], "stop_reason": "NO_SOURCE", "sources_kept": 0},
+         E.no_source_action(action="ANSWER")),
+        ("research/telemetry", "a stop reason that is not the first condition in priority order (R-RS-1)",
+         {**telemetry, "conditions": [first, later], "stop_reason": later},
+         E.stop_reason_not_first(stop_reason=later, first=first)),
+        ("research/source_bundle", "a source whose id is not the hash of its content (R-RS-7)",
+         {**bundle, "sources": changed_content}, E.source_id_mismatch()),
+        ("research/source_bundle", "two sources out of the bundle order (R-RS-7)",
+         {**bundle, "sources": swapped}, E.bundle_order(index=1)),
+    ]  # fmt: skip
+    cases = []
+    for number, (kind, note, value, error) in enumerate(vectors):
+        cases.append(
+            {
+                "id": f"research/{number:02d}",
+                "kind": kind,
+                "file": f"research_cases.json#research/{number:02d}",
+                "schema_valid": True,
+                "error": None if error is None else _error(error),
+                "evidence": None,
+                "note": note,
+                "text": json.dumps(value, ensure_ascii=False, sort_keys=True),
+            }
+        )
+    return cases
+
+
+def render(research: list[dict[str, Any]]) -> str:
+    """The manifest's text: one case a line (the research vectors' texts are in their own file)."""
+    every = cases() + [{k: v for k, v in c.items() if k != "text"} for c in research]
+    lines = ",\n".join("  " + json.dumps(case, ensure_ascii=False) for case in every)
     return f'{{"format": 1, "cases": [\n{lines}\n]}}\n'
 
 
 def main(argv: list[str]) -> int:
-    """Write the manifest, or with --check say whether it is current."""
-    text = render()
+    """Write the manifest and the research vectors, or with --check say whether they are current."""
+    research = research_cases()
+    outputs = {
+        OUT: render(research),
+        RESEARCH: json.dumps([{"id": c["id"], "text": c["text"]} for c in research], indent=1, ensure_ascii=False)
+        + "\n",
+    }
     if argv == ["--check"]:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT.relative_to(ROOT)} is stale: run python interop/build_manifest.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
+        stale = [p for p, text in outputs.items() if (p.read_text(encoding="utf-8") if p.exists() else "") != text]
+        for path in stale:
+            print(f"{path.relative_to(ROOT)} is stale: run python interop/build_manifest.py", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

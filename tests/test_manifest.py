@@ -42,7 +42,9 @@ def test_the_manifest_is_what_its_builder_writes() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert MANIFEST["format"] == 1 and len(CASES) >= 790
-    assert {c["kind"] for c in CASES} == {k for k in KINDS if k.startswith("evidence/")}
+    evidence = {k for k in KINDS if k.startswith("evidence/")}
+    research = {"research/response", "research/telemetry", "research/source_bundle"}
+    assert {c["kind"] for c in CASES} == evidence | research
     assert sum(c["error"] is not None for c in CASES) >= 8 and sum(c["schema_valid"] is None for c in CASES) >= 5
 
 
@@ -55,7 +57,20 @@ def test_rcs_reaches_the_schema_verdict(case: dict[str, Any]) -> None:
         assert (not errors) == case["schema_valid"], (case["note"], [str(e) for e in errors])
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c["error"]], ids=lambda c: c["id"])
+@pytest.mark.parametrize("case", [c for c in CASES if c["id"].startswith("research/")], ids=lambda c: c["id"])
+def test_rcs_holds_each_research_vector(case: dict[str, Any]) -> None:
+    found = list(validation.violations(KINDS[case["kind"]], text_of(case["file"]), validation.Context()))
+    if case["error"] is None:
+        assert found == []
+    else:
+        first = found[0]
+        expected = tuple(case["error"][k] for k in ("code", "class", "message"))
+        assert (first.code, type(first).__name__, str(first)) == expected
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c["error"] and c["kind"].startswith("evidence/")], ids=lambda c: c["id"]
+)
 def test_rcs_raises_the_named_contract_error(case: dict[str, Any], tmp_path: Path) -> None:
     artifact = tmp_path / "artifact.json"
     artifact.write_text(text_of(case["file"]), encoding="utf-8")
