@@ -24,8 +24,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser = parser or argparse.ArgumentParser(prog="rcs codegen")
     parser.description = (
         "Compile schemas/<domain>/*.schema.json and the YAML rule tables (claim_policy.yaml, "
-        "schemas/<domain>/*.yaml) into strict Pydantic models and dispatch tables under generated/, "
-        "and refresh the generated sections of SPEC.md. Problems are printed as file:line: message and nothing "
+        "schemas/<domain>/*.yaml) into strict Pydantic models and dispatch tables under generated/ (or the "
+        "folder [tool.rcs] generated names, imported as [tool.rcs] package), and refresh the generated sections "
+        "of SPEC.md ([tool.rcs] spec). Problems are printed as file:line: message and nothing "
         "is written. Correctness rules always apply (2020-12 metaschema, resolvable $refs, known keywords, "
         "asserted formats, nothing that cannot be meant); house-style rules end in [house style] and are "
         "switched off with `house-style = false` under [tool.rcs] in the root's pyproject.toml (SPEC.md 2.1)."

@@ -5,6 +5,9 @@
     [tool.rcs]
     house-style = true            # the house-style lint rules (default on); correctness rules are always on
     annotations = ["x-internal"]  # keywords to accept as annotations besides draft 2020-12's own
+    generated = "generated"       # where the compiled models and tables go (a folder under the root)
+    package = "generated"         # its import name, from the root (rcs itself: "rcs_contracts.generated")
+    spec = "SPEC.md"              # the file whose generated sections codegen keeps
 
     [tool.rcs.resources]          # documents that schemas may $ref, served from the project, never fetched
     "https://example.com/schemas/" = "vendor/example"
@@ -25,7 +28,8 @@ from rcs_contracts.safeio import files
 
 FILE = "pyproject.toml"
 MAX_BYTES = 1024 * 1024  # a project file, not data: the cap only keeps a FIFO from hanging the build
-_KEYS = frozenset({"house-style", "annotations", "resources"})
+_KEYS = frozenset({"house-style", "annotations", "resources", "generated", "package", "spec"})
+_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _TOML_LINE = re.compile(r"at line (\d+)")
 
 
@@ -36,10 +40,13 @@ class Settings:
     house_style: bool = True
     annotations: frozenset[str] = frozenset()
     resources: tuple[tuple[str, str], ...] = field(default=())  # (URI prefix, directory relative to the root)
+    generated: str = "generated"  # a folder relative to the root, posix
+    package: str = "generated"  # the import name of that folder, with the root on the path
+    spec: str = "SPEC.md"  # a file relative to the root, posix
 
     def fingerprint(self) -> str:
         """A stable text of the settings (they decide what passes lint, so they are part of every stamp)."""
-        return repr((self.house_style, sorted(self.annotations), self.resources))
+        return repr((self.house_style, sorted(self.annotations), self.resources, self.package))
 
 
 def _line(text: str, needle: str) -> int:
@@ -88,6 +95,33 @@ def load(root: Path) -> Settings:
                 problems.append(Diagnostic(FILE, where, f"resources: {prefix!r} must be an absolute URI ending in '/'"))
             else:
                 pairs.append((prefix, Path(directory).as_posix()))
+    places = {}
+    for key, default in (("generated", "generated"), ("spec", "SPEC.md")):
+        value = table.get(key, default)
+        if not _inside(value):
+            message = f"tool.rcs.{key} must be a relative path inside the root"
+            problems.append(Diagnostic(FILE, _line(text, key), message))
+            value = default
+        places[key] = Path(value).as_posix()
+    package = table.get("package", places["generated"].replace("/", "."))
+    if not isinstance(package, str) or not _PACKAGE.fullmatch(package):
+        problems.append(Diagnostic(FILE, _line(text, "package"), "tool.rcs.package must be a dotted import name"))
+        package = "generated"
     if problems:
         raise CompileError(problems)
-    return Settings(house_style=bool(house), annotations=frozenset(annotations), resources=tuple(pairs))
+    return Settings(
+        house_style=bool(house),
+        annotations=frozenset(annotations),
+        resources=tuple(pairs),
+        generated=places["generated"],
+        package=package,
+        spec=places["spec"],
+    )
+
+
+def _inside(value: object) -> bool:
+    """A relative path with no '..' (codegen writes nothing outside the paths the project names)."""
+    if not isinstance(value, str) or not value or "\\" in value:
+        return False
+    path = Path(value)
+    return not path.is_absolute() and ".." not in path.parts and path.as_posix() not in (".", "")

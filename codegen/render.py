@@ -16,7 +16,7 @@ import keyword
 import re
 import tempfile
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -62,6 +62,16 @@ class Plan:
 
     outputs: tuple[Output, ...]
     sections: tuple[Section, ...]
+    generated: str = "generated"  # the project's folder for outputs (``[tool.rcs] generated``)
+    spec: str = "SPEC.md"  # the file of the sections (``[tool.rcs] spec``)
+
+
+def _placed(project: Project, outputs: list[Output], sections: list[Section]) -> Plan:
+    """The plan with every output under the project's own folder: outputs are named
+    ``generated/...`` while rendering, and live under ``[tool.rcs] generated``."""
+    folder = project.settings.generated
+    moved = [replace(o, rel=folder + o.rel.removeprefix("generated")) for o in outputs]
+    return Plan(tuple(sorted(moved, key=lambda o: o.rel)), tuple(sections), folder, project.settings.spec)
 
 
 def model_module(schema: SourceFile) -> str:
@@ -102,7 +112,7 @@ def plan(project: Project) -> Plan:
             outputs.append(Output(f"{base}/{table.source.stem}.py", table.source.rel, dhash))
             if (TEMPLATES / f"{table.kind}.md.j2").is_file():
                 sections.append(Section(f"{domain.name}-{table.source.stem}", table.source.rel, dhash))
-    return Plan(tuple(sorted(outputs, key=lambda o: o.rel)), tuple(sections))
+    return _placed(project, outputs, sections)
 
 
 def _catalog_files(project: Project) -> list[SourceFile]:
@@ -399,7 +409,7 @@ def render(project: Project) -> Plan:
                     "kind": f"{domain.name}/{schema.path.name[: -len(SCHEMA_SUFFIX)]}",
                     "domain": domain.name,
                     "name": schema.path.name[: -len(SCHEMA_SUFFIX)],
-                    "module": f"{GENERATED_PACKAGE}.{domain.name}.{module}",
+                    "module": f"{project.settings.package}.{domain.name}.{module}",
                     "model": title,
                     "schema": schema.rel,
                     "uri": schema.uri,
@@ -428,9 +438,13 @@ def render(project: Project) -> Plan:
         shapes=repr(dict(sorted(engine.FORMAT_SHAPES.items()))),
         patterns=sorted({k: v for _, doc in documents for k, v in engine.rewritten_patterns(doc).items()}.items()),
     )
-    problems = sorted(verify.check(bodies, kinds, views))
+    problems = sorted(verify.check(bodies, kinds, views, project.settings.package))
     if problems:
         raise CompileError(problems)
-    outputs = tuple(Output(o.rel, o.inputs, o.inputs_hash, bodies[o.rel]) for o in skeleton.outputs)
-    sections = tuple(Section(s.name, s.inputs, s.inputs_hash, section_bodies[s.name]) for s in skeleton.sections)
-    return Plan(outputs, sections)
+    folder = skeleton.generated
+    outputs = [
+        Output(o.rel, o.inputs, o.inputs_hash, bodies["generated" + o.rel.removeprefix(folder)])
+        for o in skeleton.outputs
+    ]
+    sections = [Section(s.name, s.inputs, s.inputs_hash, section_bodies[s.name]) for s in skeleton.sections]
+    return Plan(tuple(outputs), tuple(sections), folder, skeleton.spec)

@@ -33,9 +33,13 @@ def _fields(model: Any) -> set[str] | None:
 
 
 def check(
-    bodies: Mapping[str, str], kinds: list[dict[str, Any]], views: Mapping[str, dict[str, Any]]
+    bodies: Mapping[str, str],
+    kinds: list[dict[str, Any]],
+    views: Mapping[str, dict[str, Any]],
+    project_package: str = GENERATED_PACKAGE,
 ) -> Iterator[Diagnostic]:
-    """Problems of the rendered models: ``bodies`` by output path, ``kinds`` and ``views`` by schema path."""
+    """Problems of the rendered models: ``bodies`` by output path, ``kinds`` and ``views`` by schema
+    path; ``project_package`` is the import name the kinds give their modules."""
     package = f"_rcs_verify_{uuid.uuid4().hex}"
     with tempfile.TemporaryDirectory(prefix="rcs-verify-") as temp:
         root = Path(temp) / package
@@ -47,7 +51,7 @@ def check(
             path.write_text(_GENERATED_IMPORT.sub(lambda m: f"from {package}{m[1]}", body), encoding="utf-8")
         sys.path.insert(0, temp)
         try:
-            yield from _check_kinds(package, kinds, views)
+            yield from _check_kinds(package, kinds, views, project_package)
         finally:
             sys.path.remove(temp)
             for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
@@ -55,11 +59,11 @@ def check(
 
 
 def _check_kinds(
-    package: str, kinds: list[dict[str, Any]], views: Mapping[str, dict[str, Any]]
+    package: str, kinds: list[dict[str, Any]], views: Mapping[str, dict[str, Any]], project_package: str
 ) -> Iterator[Diagnostic]:
     refusal = "rcs cannot build a model for this schema"
     for kind in kinds:
-        module_name = kind["module"].replace(f"{GENERATED_PACKAGE}.", f"{package}.", 1)
+        module_name = kind["module"].replace(f"{project_package}.", f"{package}.", 1)
         try:
             module = importlib.import_module(module_name)
         except Exception as exc:  # anything the generated code raises on import

@@ -17,8 +17,6 @@ from rcs_contracts.codegen.render import Plan, Section
 from rcs_contracts.codegen.stamp import read_stamp, sha256
 from rcs_contracts.safeio import files
 
-SPEC = "SPEC.md"
-GENERATED = "generated"
 _SECTION_RE = re.compile(
     r"<!-- generated:(?P<name>[a-z0-9_-]+)(?P<meta>[^>]*)-->\n(?P<body>.*?)<!-- /generated:(?P=name) -->\n?",
     re.DOTALL,
@@ -31,6 +29,7 @@ class Changes:
     """What applying a plan changes: path -> (old text or None, new text or None)."""
 
     files: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    generated: str = "generated"  # the folder whose emptied directories are removed
 
     def diff(self) -> str:
         """A unified diff of every change, in path order."""
@@ -78,8 +77,8 @@ def render_spec(old: str, sections: tuple[Section, ...]) -> str:
     return new
 
 
-def _existing_generated(root: Path) -> set[str]:
-    base = root / GENERATED
+def _existing_generated(root: Path, folder: str) -> set[str]:
+    base = root / folder
     if not base.is_dir():
         return set()
     return {p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
@@ -126,7 +125,7 @@ def _shown(kind: str) -> str:
 def is_fresh(root: Path, skeleton: Plan) -> bool:
     """True when every output's stamp matches its inputs and body: nothing needs rendering."""
     expected = {o.rel: o for o in skeleton.outputs}
-    if _existing_generated(root) != set(expected):
+    if _existing_generated(root, skeleton.generated) != set(expected):
         return False
     for rel, output in expected.items():
         text = _read(root / rel)
@@ -136,7 +135,7 @@ def is_fresh(root: Path, skeleton: Plan) -> bool:
         stamp, body = stamped
         if stamp.inputs_hash != output.inputs_hash or stamp.body_hash != sha256(body) or stamp.inputs != output.inputs:
             return False
-    spec = _read(root / SPEC) or ""
+    spec = _read(root / skeleton.spec) or ""
     found = {m["name"]: m for m in _SECTION_RE.finditer(spec)}
     if set(found) != {s.name for s in skeleton.sections}:
         return False
@@ -152,19 +151,19 @@ def is_fresh(root: Path, skeleton: Plan) -> bool:
 
 def changes(root: Path, rendered: Plan) -> Changes:
     """Every file that differs between disk and the rendered plan."""
-    result = Changes()
+    result = Changes(generated=rendered.generated)
     wanted: dict[str, str] = {o.rel: o.text() for o in rendered.outputs}
-    for rel in sorted(_existing_generated(root) | set(wanted)):
+    for rel in sorted(_existing_generated(root, rendered.generated) | set(wanted)):
         old = _read(root / rel) if (root / rel).exists() else None
         if (root / rel).exists() and old is None:
             old = "<binary or unreadable file>\n"
         new = wanted.get(rel)
         if old != new:
             result.files[rel] = (old, new)
-    old_spec = _read(root / SPEC)
+    old_spec = _read(root / rendered.spec)
     new_spec = render_spec(old_spec or "", rendered.sections)
     if (old_spec or "") != new_spec:
-        result.files[SPEC] = (old_spec, new_spec)
+        result.files[rendered.spec] = (old_spec, new_spec)
     return result
 
 
@@ -191,7 +190,7 @@ def apply(root: Path, delta: Changes) -> tuple[int, int]:
         else:
             _atomic_write(path, new)
             written += 1
-    generated = root / GENERATED
+    generated = root / delta.generated
     if generated.is_dir():
         # Directories of deleted domains: drop them once empty (caches included).
         for directory in sorted((p for p in generated.rglob("*") if p.is_dir()), reverse=True):

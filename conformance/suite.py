@@ -103,7 +103,7 @@ def build_project(suite: Path, dest: Path, optional: bool = False) -> dict[str, 
             shutil.copy2(source, dest / part)
     shutil.copytree(suite / "remotes" / "draft2020-12", dest / "resources" / "draft2020-12")
     (dest / "pyproject.toml").write_text(
-        "[tool.rcs]\nhouse-style = false\n\n[tool.rcs.resources]\n"
+        '[tool.rcs]\nhouse-style = false\npackage = "rcs_contracts.generated"\n\n[tool.rcs.resources]\n'
         f'"{REMOTE_PREFIX}" = "resources/draft2020-12"\n',
         encoding="utf-8",
     )

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from rcs_contracts.engine import project
 from rcs_contracts.generated._support import Kind
-from rcs_contracts.generated.kinds import KINDS
 
 _SCHEMA_REF = re.compile(r"(?:^|/)([A-Za-z0-9_]+)/([A-Za-z0-9_]+)\.schema\.json$")
 
@@ -32,16 +32,17 @@ class KindError(Exception):
 
 def known_kinds() -> tuple[str, ...]:
     """Every kind the compiler produced, sorted."""
-    return tuple(sorted(KINDS))
+    return tuple(sorted(project.kinds()))
 
 
 def resolve(kind: str) -> Kind:
     """The Kind named by ``<domain>/<name>`` or an unambiguous bare ``<name>``."""
-    if kind in KINDS:
-        return KINDS[kind]
-    matches = tuple(k for k, v in sorted(KINDS.items()) if v.name == kind)
+    known: Mapping[str, Kind] = project.kinds()
+    if kind in known:
+        return known[kind]
+    matches = tuple(k for k, v in sorted(known.items()) if v.name == kind)
     if len(matches) == 1:
-        return KINDS[matches[0]]
+        return known[matches[0]]
     raise KindError("ambiguous" if matches else "unknown", kind, matches or known_kinds())
 
 
@@ -50,7 +51,8 @@ def kind_from_schema_ref(ref: str) -> Kind | None:
     match = _SCHEMA_REF.search(ref.partition("#")[0])
     if match is None:
         return None
-    return KINDS.get(f"{match[1]}/{match[2]}")
+    found: Kind | None = project.kinds().get(f"{match[1]}/{match[2]}")
+    return found
 
 
 @cache
@@ -91,7 +93,10 @@ def holds_untyped(kind: Kind) -> bool:
 
 @cache
 def _by_model() -> dict[tuple[str, str], Kind]:
-    return {(k.module, k.model): k for k in KINDS.values()}
+    return {(k.module, k.model): k for k in project.kinds().values()}
+
+
+project.on_change(_by_model.cache_clear)
 
 
 def kind_of_model(model: type[BaseModel]) -> Kind | None:

@@ -29,7 +29,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from rcs_contracts.engine import json_text, verdict
+from rcs_contracts.engine import json_text, project, verdict
 from rcs_contracts.engine.kinds import holds_untyped, model_of, parser_of
 from rcs_contracts.engine.schema_errors import SchemaErrorFactories, schema_errors
 from rcs_contracts.generated._support import Kind, Location, RcsError, format_location
@@ -75,17 +75,22 @@ def _default_errors() -> ModuleType:
 def rules_for(domain: str) -> DomainRules:
     """Load ``runtime.<domain>.checks`` (or only the generated errors when it has none).
 
-    A domain compiled without an errors table reports in the default domain's error classes.
+    A domain compiled without an errors table reports in the default domain's error classes. A
+    user project's domains (engine/project.py) have no hand-written rules, even when one shares a
+    name with one of rcs's.
     """
     try:
+        if not project.is_rcs():
+            raise ModuleNotFoundError(name=f"rcs_contracts.runtime.{domain}")
         module: ModuleType = importlib.import_module(f"rcs_contracts.runtime.{domain}.checks")
     except ModuleNotFoundError as exc:
         if exc.name not in (f"rcs_contracts.runtime.{domain}", f"rcs_contracts.runtime.{domain}.checks"):
             raise
+        name = f"{project.package()}.{domain}.errors"
         try:
-            errors = importlib.import_module(f"rcs_contracts.generated.{domain}.errors")
+            errors = importlib.import_module(name)
         except ModuleNotFoundError as missing:
-            if missing.name != f"rcs_contracts.generated.{domain}.errors":
+            if missing.name != name:
                 raise
             errors = _default_errors()
         return DomainRules(cast(SchemaErrorFactories, errors), {}, _no_special)
@@ -94,6 +99,9 @@ def rules_for(domain: str) -> DomainRules:
         module.CHECKS,
         getattr(module, "special_schema_error", _no_special),
     )
+
+
+project.on_change(rules_for.cache_clear)
 
 
 def _model(kind: Kind, value: Any) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from rcs_contracts.generated._documents import DOCUMENTS, ENGINE_OPTIONS, FORMAT_SHAPES, PATTERNS, pattern_options
+from rcs_contracts.engine import project
 from rcs_contracts.generated._support import Location
 
 # Messages longer than this show the value as "value" instead of its JSON text (a whole object
@@ -59,29 +59,45 @@ def _shaped(name: str, shape: str) -> Callable[[str], bool]:
     return check
 
 
+def _documents() -> Any:
+    """The compiled documents of the project in use (``<package>._documents``)."""
+    return project.module("_documents")
+
+
 @cache
 def _formats() -> dict[str, Callable[[str], bool]]:
-    return {name: _shaped(name, shape) for name, shape in FORMAT_SHAPES.items()}
+    return {name: _shaped(name, shape) for name, shape in _documents().FORMAT_SHAPES.items()}
 
 
 @cache
 def _registry() -> jsonschema_rs.Registry:
-    return jsonschema_rs.Registry([(uri, json.loads(text)) for uri, text in DOCUMENTS.items()], retriever=_refuse)
+    documents = _documents().DOCUMENTS
+    return jsonschema_rs.Registry([(uri, json.loads(text)) for uri, text in documents.items()], retriever=_refuse)
 
 
 @cache
 def validator(uri: str, masked: bool = False) -> jsonschema_rs.Validator:
     """The compiled validator of the schema document at ``uri`` (with values masked in messages)."""
+    documents = _documents()
     return jsonschema_rs.validator_for(
-        json.loads(DOCUMENTS[uri]),
+        json.loads(documents.DOCUMENTS[uri]),
         registry=_registry(),
         base_uri=uri,
         retriever=_refuse,
         mask="value" if masked else None,
         formats=_formats(),
-        pattern_options=pattern_options(),
-        **ENGINE_OPTIONS,
+        pattern_options=documents.pattern_options(),
+        **documents.ENGINE_OPTIONS,
     )
+
+
+def _forget() -> None:
+    # Another project's documents: every cached registry, format check and validator is theirs no more.
+    for cached in (_formats, _registry, validator):
+        cached.cache_clear()
+
+
+project.on_change(_forget)
 
 
 def is_valid(uri: str, value: Any) -> bool:
@@ -122,7 +138,7 @@ def _record(error: jsonschema_rs.ValidationError, message: str) -> SchemaError:
         names = tuple(str(n) for n in kind.as_dict()["unexpected"])
     elif kind.name == "pattern":
         read = str(kind.as_dict()["pattern"])
-        message = message.replace(read, PATTERNS.get(read, read))  # the pattern as the schema wrote it
+        message = message.replace(read, _documents().PATTERNS.get(read, read))  # the pattern as written
     return SchemaError(location, kind.name, message, names, error.instance)
 
 

@@ -64,6 +64,14 @@ def _parser() -> argparse.ArgumentParser:
         help="a JSON file, a JSON Lines file (*.jsonl: one artifact per line), or a directory (every *.json and "
         "*.jsonl below it)",
     )
+    validate.add_argument(
+        "--project",
+        metavar="DIR",
+        help=(
+            "judge by the kinds of the project at DIR, compiled by `rcs codegen` there ([tool.rcs] package in its "
+            "pyproject.toml); default: the current directory when its pyproject.toml names one, else rcs's own kinds"
+        ),
+    )
     validate.add_argument("--kind", help="artifact kind, <domain>/<name> or a unique <name> (e.g. structured_report)")
     validate.add_argument("--evidence", metavar="BUNDLE.json", help="evidence bundle that citations resolve against")
     validate.add_argument(
@@ -223,6 +231,19 @@ def _validate(args: argparse.Namespace) -> int:
     from rcs_contracts.safeio.terminal import printable
 
     progress = _progress if sys.stderr.isatty() else None
+    from pathlib import Path
+
+    from rcs_contracts.engine import project
+
+    try:
+        here = Path.cwd()
+        if args.project is not None:
+            project.use(Path(args.project))
+        elif project.configured(here) is not None:
+            project.use(here)
+    except project.ProjectError as exc:
+        print(printable(M.unusable_project(reason=str(exc))), file=sys.stderr)
+        return EXIT_USAGE
     loaders = None
     if args.evidence is not None or args.claim_policy is not None:
         from rcs_contracts.runtime.evidence.policy import load_claim_policy

@@ -243,7 +243,7 @@ def test_user_kinds_of_any_shape_validate(project: Path) -> None:
     (domain / "count.schema.json").write_text('{"type": "integer", "minimum": 1}\n')
     (domain / "either.schema.json").write_text('{"anyOf": [{"type": "string"}, {"type": "array", "items": {}}]}\n')
     pyproject = project / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text() + "\n[tool.rcs]\nhouse-style = false\n")
+    pyproject.write_text(pyproject.read_text().replace("[tool.rcs]\n", "[tool.rcs]\nhouse-style = false\n"))
     compiled = run_rcs(["codegen"], project=project)
     assert compiled.returncode == 0, compiled.stderr
     samples = {"count": ("2.0", "0"), "either": ('["x"]', "3"), "anything": ("null", None)}

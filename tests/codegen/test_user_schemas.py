@@ -61,8 +61,8 @@ def write_domain(project: Path, cases: dict[str, tuple[Any, Any]]) -> None:
     for name, (schema, _) in cases.items():
         (domain / f"{name}.schema.json").write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
     pyproject = project / "pyproject.toml"
-    if "[tool.rcs]" not in pyproject.read_text():
-        pyproject.write_text(pyproject.read_text() + "\n[tool.rcs]\nhouse-style = false\n")
+    if "house-style" not in pyproject.read_text():
+        pyproject.write_text(pyproject.read_text().replace("[tool.rcs]\n", "[tool.rcs]\nhouse-style = false\n"))
 
 
 @pytest.fixture(scope="module")

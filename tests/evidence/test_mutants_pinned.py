@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rcs_contracts.engine import kinds
+from rcs_contracts.engine import project
 from rcs_contracts.runtime.evidence import (
     ArtifactIntegrityError,
     ArtifactKindError,
@@ -455,9 +455,9 @@ def test_a_policy_file_that_is_not_utf8_is_a_yaml_syntax_error(tmp_path: Any, bo
 def test_a_bare_kind_two_domains_share_is_ambiguous(monkeypatch: pytest.MonkeyPatch) -> None:
     """No two generated domains share a name today; a second domain with ``claim_policy`` must make
     the bare name ambiguous (AMBIGUOUS_KIND), while the full names keep working."""
-    real = kinds.KINDS["evidence/claim_policy"]
-    twin = real._replace(kind="research/claim_policy", domain="research")
-    monkeypatch.setattr(kinds, "KINDS", MappingProxyType({**kinds.KINDS, twin.kind: twin}))
+    known = project.kinds()
+    twin = known["evidence/claim_policy"]._replace(kind="research/claim_policy", domain="research")
+    monkeypatch.setattr(project, "kinds", lambda: MappingProxyType({**known, twin.kind: twin}))
     text = json.dumps({"severities": [{"name": "a", "citation_required": True}]})
     expected = "Ambiguous artifact kind: claim_policy (use one of: evidence/claim_policy, research/claim_policy)"
     with pytest.raises(ArtifactKindError) as info:

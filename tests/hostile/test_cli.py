@@ -313,11 +313,11 @@ def test_one_json_object_on_one_line_is_a_document_not_json_lines(tmp_path: Path
 
 def test_a_bare_kind_name_two_domains_share_lists_both_full_names(monkeypatch: pytest.MonkeyPatch) -> None:
     # No two domains share a kind name today; a user's own schemas can (a second "config").
-    from rcs_contracts.engine import collect, kinds
+    from rcs_contracts.engine import collect, project
 
-    twin = dict(kinds.KINDS)
-    twin["mine/literature_map"] = kinds.KINDS["evidence/literature_map"]
-    monkeypatch.setattr(kinds, "KINDS", twin)
+    twin = dict(project.kinds())
+    twin["mine/literature_map"] = twin["evidence/literature_map"]
+    monkeypatch.setattr(project, "kinds", lambda: twin)
     collection = collect.collect(["x.json"], "literature_map", None, None)
     assert collection.usage == [
         "artifact kind 'literature_map' is ambiguous; use one of: evidence/literature_map, mine/literature_map"

@@ -1,0 +1,96 @@
+"""A user's own contracts (SPEC.md 2.6): `rcs codegen` and `rcs validate` on a project of theirs.
+
+The project names, in its pyproject.toml, where its compiled package goes and its import name;
+codegen writes nothing outside it, and validate judges by that project's kinds, not rcs's.
+(.ci/wheel does the same from a wheel installed without the checkout.)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SETTINGS = """[tool.rcs]
+house-style = false
+generated = "acme/contracts"
+package = "acme.contracts"
+spec = "docs/CONTRACTS.md"
+"""
+ORDER = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "order.schema.json",
+    "title": "Order",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "qty"],
+    "properties": {
+        "$schema": {"type": "string"},
+        "id": {"type": "string", "pattern": "^o-[0-9]+$"},
+        "qty": {"type": "integer", "minimum": 1},
+    },
+}
+
+
+def rcs(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rcs_contracts.runtime.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=180
+    )
+
+
+def _files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
+def test_a_user_project_compiles_into_its_own_package_and_validates_by_its_kinds(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    (project / "schemas" / "orders").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
+    (project / "schemas/orders/order.schema.json").write_text(json.dumps(ORDER, indent=2), encoding="utf-8")
+    before = _files(project)
+    compiled = rcs(["codegen"], project)
+    assert compiled.returncode == 0, compiled.stderr
+    written = _files(project) - before
+    assert written and all(name.startswith("acme/contracts/") for name in written), sorted(written)
+    assert "acme/contracts/orders/order_schema.py" in written and "acme/contracts/kinds.py" in written
+    kinds = (project / "acme/contracts/kinds.py").read_text(encoding="utf-8")
+    assert 'module="acme.contracts.orders.order_schema"' in kinds
+    assert rcs(["codegen", "--check"], project).returncode == 0
+
+    reference = "schemas/orders/order.schema.json"
+    (project / "good.json").write_text(json.dumps({"$schema": reference, "id": "o-1", "qty": 2}), encoding="utf-8")
+    (project / "bad.json").write_text(json.dumps({"$schema": reference, "id": "x", "qty": 0}), encoding="utf-8")
+    good = rcs(["validate", "good.json"], project)
+    assert (good.returncode, good.stdout) == (0, "1 file(s) checked: 1 valid, 0 invalid, 0 violation(s)\n"), good.stderr
+    bad = rcs(["validate", "bad.json"], project)
+    assert bad.returncode == 1 and bad.stdout.count("SchemaViolationError") == 2, bad.stdout
+    # From elsewhere, --project names it; rcs's own kinds are not the project's.
+    args = ["validate", "--project", str(project), "--kind", "orders/order", str(project / "good.json")]
+    elsewhere = rcs(args, tmp_path)
+    assert elsewhere.returncode == 0, elsewhere.stdout + elsewhere.stderr
+    theirs = rcs(["validate", "--kind", "evidence/literature_map", "good.json"], project)
+    assert theirs.returncode == 2 and "unknown artifact kind 'evidence/literature_map'; known kinds: orders/order" in (
+        theirs.stderr
+    )
+
+
+def test_a_project_that_names_no_package_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.rcs]\nhouse-style = false\n", encoding="utf-8")
+    (tmp_path / "a.json").write_text("{}", encoding="utf-8")
+    done = rcs(["validate", "--project", str(tmp_path), "--kind", "x/y", "a.json"], tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"cannot validate by the project's kinds: {tmp_path / 'pyproject.toml'}: no [tool.rcs] package names the "
+        "project's compiled kinds\n"
+    )
+
+
+def test_settings_may_not_point_outside_the_root(tmp_path: Path) -> None:
+    (tmp_path / "schemas" / "orders").mkdir(parents=True)
+    (tmp_path / "schemas/orders/order.schema.json").write_text(json.dumps(ORDER), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.rcs]\ngenerated = "../elsewhere"\n', encoding="utf-8")
+    done = rcs(["codegen"], tmp_path)
+    assert done.returncode == 1
+    assert "pyproject.toml:2: tool.rcs.generated must be a relative path inside the root" in done.stderr
+    assert not (tmp_path.parent / "elsewhere").exists()
