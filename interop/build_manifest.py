@@ -30,7 +30,7 @@ from rcs_contracts.engine import validation  # noqa: E402
 from rcs_contracts.generated.kinds import KINDS  # noqa: E402
 
 OUT = ROOT / "interop" / "manifest.json"
-RESEARCH = ROOT / "interop" / "research_cases.json"
+VECTORS = ROOT / "interop" / "vectors.json"
 CORPUS = ROOT / "tests" / "corpus" / "evidence_cases.json"
 EXAMPLES = ROOT / "examples" / "evidence"
 BUNDLE = "../examples/evidence/bundle.json"  # from this folder, as every path of the manifest
@@ -162,7 +162,7 @@ def research_cases() -> list[dict[str, Any]]:
             {
                 "id": f"research/{number:02d}",
                 "kind": kind,
-                "file": f"research_cases.json#research/{number:02d}",
+                "file": f"vectors.json#research/{number:02d}",
                 "schema_valid": True,
                 "error": None if error is None else _error(error),
                 "evidence": None,
@@ -173,19 +173,65 @@ def research_cases() -> list[dict[str, Any]]:
     return cases
 
 
-def render(research: list[dict[str, Any]]) -> str:
-    """The manifest's text: one case a line (the research vectors' texts are in their own file)."""
-    every = cases() + [{k: v for k, v in c.items() if k != "text"} for c in research]
+def _trace(name: str, round_: int) -> dict[str, Any]:
+    lines = (ROOT / "examples/odr" / f"{name}.expected.jsonl").read_text(encoding="utf-8").splitlines()
+    record: dict[str, Any] = json.loads(lines[round_ - 1])
+    return record
+
+
+def odr_cases() -> list[dict[str, Any]]:
+    """ODR's trace-record rules a schema cannot say (runtime/odr/checks.py; R-ODR-5): records of
+    the examples' expected traces as they are, then each changed to break one rule, with the error
+    its table entry gives."""
+    from rcs_contracts.generated.odr import errors as E
+
+    loop, leak, shape = _trace("circularity", 3), _trace("code_leak", 2), _trace("shape_violation", 2)
+    early = _trace("circularity", 2)
+    vectors: list[tuple[str, dict[str, Any], Any]] = [
+        ("the circularity example's stopping record", loop, None),
+        ("the code-leak example's stopping record", leak, None),
+        ("the shape-violation example's stopping record", shape, None),
+        ("metrics.n is not the record's round", {**loop, "metrics": {**loop["metrics"], "n": 5}},
+         E.trace_round_mismatch(n=5, round=3)),
+        ("a similarity missing from a round that has one (R-ODR-5)",
+         {**loop, "metrics": {**loop["metrics"], "sim_prev": None}}, E.trace_metric_null(field="sim_prev", round=3)),
+        ("a similarity before round 3, which has none (R-ODR-5)",
+         {**early, "metrics": {**early["metrics"], "sim_prev": 0.5}},
+         E.trace_metric_not_null(field="sim_prev", round=2, reason="None")),
+        ("CODE_LEAK without the leak flag", {**leak, "metrics": {**leak["metrics"], "code_leak_hit": False}},
+         E.trace_code_leak_mismatch()),
+        ("SHAPE_VIOLATION without a parse error", {**shape, "parse_errors": []}, E.trace_shape_mismatch()),
+        ("a round past the parse with no parsed architect output (R-ODR-5)", {**loop, "architect_parsed": None},
+         E.trace_parsed_null(field="architect_parsed")),
+    ]  # fmt: skip
+    return [
+        {
+            "id": f"odr/{number:02d}",
+            "kind": "odr/trace_record",
+            "file": f"vectors.json#odr/{number:02d}",
+            "schema_valid": True,
+            "error": None if error is None else _error(error),
+            "evidence": None,
+            "note": note,
+            "text": json.dumps(value, ensure_ascii=False, sort_keys=True),
+        }
+        for number, (note, value, error) in enumerate(vectors)
+    ]
+
+
+def render(semantic: list[dict[str, Any]]) -> str:
+    """The manifest's text: one case a line (the texts of the semantic vectors are in vectors.json)."""
+    every = cases() + [{k: v for k, v in c.items() if k != "text"} for c in semantic]
     lines = ",\n".join("  " + json.dumps(case, ensure_ascii=False) for case in every)
     return f'{{"format": 1, "cases": [\n{lines}\n]}}\n'
 
 
 def main(argv: list[str]) -> int:
     """Write the manifest and the research vectors, or with --check say whether they are current."""
-    research = research_cases()
+    semantic = research_cases() + odr_cases()
     outputs = {
-        OUT: render(research),
-        RESEARCH: json.dumps([{"id": c["id"], "text": c["text"]} for c in research], indent=1, ensure_ascii=False)
+        OUT: render(semantic),
+        VECTORS: json.dumps([{"id": c["id"], "text": c["text"]} for c in semantic], indent=1, ensure_ascii=False)
         + "\n",
     }
     if argv == ["--check"]:

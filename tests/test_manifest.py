@@ -44,7 +44,7 @@ def test_the_manifest_is_what_its_builder_writes() -> None:
     assert MANIFEST["format"] == 1 and len(CASES) >= 790
     evidence = {k for k in KINDS if k.startswith("evidence/")}
     research = {"research/response", "research/telemetry", "research/source_bundle"}
-    assert {c["kind"] for c in CASES} == evidence | research
+    assert {c["kind"] for c in CASES} == evidence | research | {"odr/trace_record"}
     assert sum(c["error"] is not None for c in CASES) >= 8 and sum(c["schema_valid"] is None for c in CASES) >= 5
 
 
@@ -57,8 +57,8 @@ def test_rcs_reaches_the_schema_verdict(case: dict[str, Any]) -> None:
         assert (not errors) == case["schema_valid"], (case["note"], [str(e) for e in errors])
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c["id"].startswith("research/")], ids=lambda c: c["id"])
-def test_rcs_holds_each_research_vector(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", [c for c in CASES if c["id"].startswith(("research/", "odr/"))], ids=lambda c: c["id"])
+def test_rcs_holds_each_semantic_vector(case: dict[str, Any]) -> None:
     found = list(validation.violations(KINDS[case["kind"]], text_of(case["file"]), validation.Context()))
     if case["error"] is None:
         assert found == []
