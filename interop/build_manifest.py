@@ -114,6 +114,21 @@ def _error(error: Any) -> dict[str, str]:
     return {"code": error.code, "class": type(error).__name__, "message": str(error)}
 
 
+def _vector(name: str, kind: str, note: str, value: dict[str, Any], error: Any) -> dict[str, Any]:
+    """A semantic vector: schema-valid ``value`` of ``kind``, and the contract error it must raise
+    first (None: none). Its text goes to vectors.json, under ``name``."""
+    return {
+        "id": name,
+        "kind": kind,
+        "file": f"vectors.json#{name}",
+        "schema_valid": True,
+        "error": None if error is None else _error(error),
+        "evidence": None,
+        "note": note,
+        "text": json.dumps(value, ensure_ascii=False, sort_keys=True),
+    }
+
+
 def research_cases() -> list[dict[str, Any]]:
     """The research invariants a schema cannot say (SPEC 12; runtime/research/checks.py): the
     example session's three artifacts as they are, then each changed to break one rule, with the
@@ -156,21 +171,7 @@ def research_cases() -> list[dict[str, Any]]:
         ("research/source_bundle", "two sources out of the bundle order (R-RS-7)",
          {**bundle, "sources": swapped}, E.bundle_order(index=1)),
     ]  # fmt: skip
-    cases = []
-    for number, (kind, note, value, error) in enumerate(vectors):
-        cases.append(
-            {
-                "id": f"research/{number:02d}",
-                "kind": kind,
-                "file": f"vectors.json#research/{number:02d}",
-                "schema_valid": True,
-                "error": None if error is None else _error(error),
-                "evidence": None,
-                "note": note,
-                "text": json.dumps(value, ensure_ascii=False, sort_keys=True),
-            }
-        )
-    return cases
+    return [_vector(f"research/{n:02d}", *vector) for n, vector in enumerate(vectors)]
 
 
 def _trace(name: str, round_: int) -> dict[str, Any]:
@@ -204,19 +205,7 @@ def odr_cases() -> list[dict[str, Any]]:
         ("a round past the parse with no parsed architect output (R-ODR-5)", {**loop, "architect_parsed": None},
          E.trace_parsed_null(field="architect_parsed")),
     ]  # fmt: skip
-    return [
-        {
-            "id": f"odr/{number:02d}",
-            "kind": "odr/trace_record",
-            "file": f"vectors.json#odr/{number:02d}",
-            "schema_valid": True,
-            "error": None if error is None else _error(error),
-            "evidence": None,
-            "note": note,
-            "text": json.dumps(value, ensure_ascii=False, sort_keys=True),
-        }
-        for number, (note, value, error) in enumerate(vectors)
-    ]
+    return [_vector(f"odr/{n:02d}", "odr/trace_record", *vector) for n, vector in enumerate(vectors)]
 
 
 def render(semantic: list[dict[str, Any]]) -> str:
