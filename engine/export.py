@@ -34,7 +34,12 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 class ExportError(Exception):
-    """The bundle cannot be written as asked; ``str()`` says why in one line."""
+    """The bundle cannot be written as asked; ``str()`` says why in one line. ``stale``: a shipped
+    file differs from what this build compiled (rather than the folder being unwritable)."""
+
+    def __init__(self, message: str, stale: bool = False) -> None:
+        super().__init__(message)
+        self.stale = stale
 
 
 def home() -> Path:
@@ -81,7 +86,7 @@ def _read_checked(source: Path, entry: Entry) -> bytes:
     except OSError as exc:
         raise ExportError(f"{entry.file}: cannot read: {exc.strerror or exc}") from None
     if hashlib.sha256(raw).hexdigest() != entry.sha256:
-        raise ExportError(f"{entry.file} changed since this build's `rcs codegen`: run it, then export")
+        raise ExportError(f"{entry.file} changed since this build's `rcs codegen`: run it, then export", stale=True)
     return raw
 
 

@@ -211,6 +211,7 @@ def exit_status(collection: Collection) -> int:
 
 def _schema(args: argparse.Namespace) -> int:
     from rcs_contracts.engine import export
+    from rcs_contracts.generated.cli import messages as M
     from rcs_contracts.safeio.terminal import printable
 
     if args.schema_command == "path":
@@ -219,9 +220,9 @@ def _schema(args: argparse.Namespace) -> int:
     try:
         done = export.export(args.folder)
     except export.ExportError as exc:
-        print(printable(f"rcs schema export: {exc}"), file=sys.stderr)
-        return EXIT_INVALID if "changed since" in str(exc) else EXIT_USAGE
-    print(printable(f"rcs schema export: {done.files} files and {export.CATALOG} written to {done.folder}"))
+        print(printable(M.export_refused(reason=str(exc))), file=sys.stderr)
+        return EXIT_INVALID if exc.stale else EXIT_USAGE
+    print(printable(M.export_written(count=done.files, catalog=export.CATALOG, folder=str(done.folder))))
     return EXIT_OK
 
 

@@ -66,6 +66,7 @@ def test_a_file_changed_since_codegen_is_refused_and_nothing_written(tmp_path: P
     assert str(caught.value) == (
         "schemas/evidence/partial_result.schema.json changed since this build's `rcs codegen`: run it, then export"
     )
+    assert caught.value.stale  # the command exits 1 for it, 2 for a folder it cannot write
     assert not (tmp_path / "bundle").exists()
 
 
