@@ -24,7 +24,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser = parser or argparse.ArgumentParser(prog="rcs codegen")
     parser.description = (
         "Compile schemas/<domain>/*.schema.json and the YAML rule tables (claim_policy.yaml, "
-        "schemas/<domain>/*.yaml) into strict Pydantic models and dispatch tables under generated/ (or the "
+        "schemas/<domain>/*.yaml; schemas/ may be another folder: [tool.rcs] schemas) into strict Pydantic "
+        "models and dispatch tables under generated/ (or the "
         "folder [tool.rcs] generated names, imported as [tool.rcs] package), and refresh the generated sections "
         "of SPEC.md ([tool.rcs] spec). Problems are printed as file:line: message and nothing "
         "is written. Correctness rules always apply (2020-12 metaschema, resolvable $refs, known keywords, "
@@ -40,7 +41,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         "--root",
         type=Path,
         default=Path("."),
-        help="project root holding schemas/ (default: the current directory)",
+        help="project root holding schemas/ or the folder [tool.rcs] schemas names (default: the current directory)",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     return parser

@@ -5,6 +5,7 @@
     [tool.rcs]
     house-style = true            # the house-style lint rules (default on); correctness rules are always on
     annotations = ["x-internal"]  # keywords to accept as annotations besides draft 2020-12's own
+    schemas = "schemas"           # where the schemas and rule tables are (a folder under the root)
     generated = "generated"       # where the compiled models and tables go (a folder under the root)
     package = "generated"         # its import name, from the root (rcs itself: "rcs_contracts.generated")
     spec = "SPEC.md"              # the file whose generated sections codegen keeps
@@ -28,7 +29,7 @@ from rcs_contracts.safeio import files
 
 FILE = "pyproject.toml"
 MAX_BYTES = 1024 * 1024  # a project file, not data: the cap only keeps a FIFO from hanging the build
-_KEYS = frozenset({"house-style", "annotations", "resources", "generated", "package", "spec"})
+_KEYS = frozenset({"house-style", "annotations", "resources", "schemas", "generated", "package", "spec"})
 _PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _TOML_LINE = re.compile(r"at line (\d+)")
 
@@ -40,6 +41,7 @@ class Settings:
     house_style: bool = True
     annotations: frozenset[str] = frozenset()
     resources: tuple[tuple[str, str], ...] = field(default=())  # (URI prefix, directory relative to the root)
+    schemas: str = "schemas"  # a folder relative to the root, posix
     generated: str = "generated"  # a folder relative to the root, posix
     package: str = "generated"  # the import name of that folder, with the root on the path
     spec: str = "SPEC.md"  # a file relative to the root, posix
@@ -96,7 +98,7 @@ def load(root: Path) -> Settings:
             else:
                 pairs.append((prefix, Path(directory).as_posix()))
     places = {}
-    for key, default in (("generated", "generated"), ("spec", "SPEC.md")):
+    for key, default in (("schemas", "schemas"), ("generated", "generated"), ("spec", "SPEC.md")):
         value = table.get(key, default)
         if not _inside(value):
             message = f"tool.rcs.{key} must be a relative path inside the root"
@@ -113,6 +115,7 @@ def load(root: Path) -> Settings:
         house_style=bool(house),
         annotations=frozenset(annotations),
         resources=tuple(pairs),
+        schemas=places["schemas"],
         generated=places["generated"],
         package=package,
         spec=places["spec"],

@@ -273,7 +273,7 @@ def check(project: Project) -> list[Diagnostic]:
     known = schema_lint.build_engine(documents)
     found: list[Diagnostic] = []
     if known.failure is not None:
-        first = files[0][0].rel if files else "schemas"
+        first = files[0][0].rel if files else project.settings.schemas
         found.append(Diagnostic(first, 1, f"the schemas cannot be registered together: {known.failure}"))
     settings = project.settings
     found.extend(schema_lint.shared_uris([sf for sf, _ in files]))

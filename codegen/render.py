@@ -93,19 +93,20 @@ def plan(project: Project) -> Plan:
     global_hash = inputs_hash(fingerprint, every_schema)
     documents_hash = inputs_hash(fingerprint, every_schema + [r.source for r in project.resources])
     catalog_hash = inputs_hash(fingerprint, _catalog_files(project))
+    where = project.settings.schemas  # named in each stamp as the project names it
     outputs = [
-        Output("generated/__init__.py", "schemas/", global_hash),
-        Output("generated/_documents.py", "schemas/*/*.schema.json and [tool.rcs.resources]", documents_hash),
+        Output("generated/__init__.py", f"{where}/", global_hash),
+        Output("generated/_documents.py", f"{where}/*/*.schema.json and [tool.rcs.resources]", documents_hash),
         Output("generated/_support.py", "codegen/templates/support.py.j2", global_hash),
-        Output("generated/kinds.py", "schemas/*/*.schema.json", global_hash),
-        Output("generated/_catalog.py", "schemas/ and the rule tables", catalog_hash),
-        Output("generated/ts/index.d.ts", "schemas/*/*.schema.json", global_hash),
+        Output("generated/kinds.py", f"{where}/*/*.schema.json", global_hash),
+        Output("generated/_catalog.py", f"{where}/ and the rule tables", catalog_hash),
+        Output("generated/ts/index.d.ts", f"{where}/*/*.schema.json", global_hash),
     ]
     sections: list[Section] = []
     for domain in project.domains:
         dhash = _domain_hash(fingerprint, domain)
         base = f"generated/{domain.name}"
-        outputs.append(Output(f"{base}/__init__.py", f"schemas/{domain.name}/", dhash))
+        outputs.append(Output(f"{base}/__init__.py", f"{where}/{domain.name}/", dhash))
         for schema in domain.schemas:
             outputs.append(Output(f"{base}/{model_module(schema)}.py", schema.rel, dhash))
         for table in domain.tables:
@@ -241,6 +242,7 @@ def render_models(domain: Domain, registry: Any) -> tuple[dict[str, str], dict[s
     from datamodel_code_generator.format import Formatter, PythonVersion
 
     views = _views(domain, registry)
+    where = Path(domain.schemas[0].rel).parent.as_posix() if domain.schemas else domain.name  # for diagnostics
     with tempfile.TemporaryDirectory(prefix="rcs-views-") as temp:
         directory = Path(temp)
         for name, view in views.items():
@@ -276,12 +278,12 @@ def render_models(domain: Domain, registry: Any) -> tuple[dict[str, str], dict[s
                     allow_remote_refs=False,
                 )
         except Exception as exc:  # the generator's own errors are many and unexported
-            raise CompileError([Diagnostic(f"schemas/{domain.name}", 0, f"datamodel-code-generator: {exc}")]) from None
+            raise CompileError([Diagnostic(where, 0, f"datamodel-code-generator: {exc}")]) from None
     # The view holds only what the generator expresses exactly: a warning means it would not.
     problems = sorted({str(w.message) for w in caught if issubclass(w.category, UserWarning)})
     if problems:
         raise CompileError(
-            [Diagnostic(f"schemas/{domain.name}", 0, f"datamodel-code-generator: {p}") for p in problems]
+            [Diagnostic(where, 0, f"datamodel-code-generator: {p}") for p in problems]
         )
     modules: dict[str, str] = {}
     items = result.items() if isinstance(result, dict) else [(("single.py",), result or "")]

@@ -5,6 +5,7 @@ Layout (R-GEN-1, R-GEN-2)::
     schemas/<domain>/*.schema.json   artifact schemas; one kind each (R-GEN-7)
     schemas/<domain>/*.yaml          rule tables of that domain
     schemas/tables/*.schema.json     the schema of each kind of rule table
+    (``schemas/`` is ``[tool.rcs] schemas`` when the project names another folder)
     claim_policy.yaml                the claim policy, a rule table kept at the project root
     pyproject.toml [tool.rcs]        settings (codegen/config.py), e.g. resources: URI prefix -> directory
 
@@ -238,10 +239,12 @@ def _described(path: Path, kind: str) -> str:
     return "permission denied"
 
 
-def _domain_of(root: Path, table: Table) -> str | None:
+def _domain_of(folder: str, table: Table) -> str | None:
+    """The domain whose folder holds the table's schema (``<schemas>/<domain>/x.schema.json``)."""
+    base = Path(folder).parts
     parts = Path(table.schema.rel).parts
-    if len(parts) == 3 and parts[0] == "schemas" and parts[1] != TABLE_SCHEMA_DIR:
-        return parts[1]
+    if len(parts) == len(base) + 2 and parts[: len(base)] == base and parts[-2] != TABLE_SCHEMA_DIR:
+        return parts[-2]
     return None
 
 
@@ -266,10 +269,11 @@ def _resources(root: Path, settings: config.Settings, problems: list[Diagnostic]
 def load(root: Path) -> Project:
     """Read every input under ``root``; raise CompileError with all load problems found."""
     root = root.resolve()
-    schemas_dir = root / "schemas"
-    if not schemas_dir.is_dir():
-        raise CompileError([Diagnostic("schemas", 0, f"no schemas/ directory under {root}")])
     settings = config.load(root)
+    folder = settings.schemas
+    schemas_dir = root / folder
+    if not schemas_dir.is_dir():
+        raise CompileError([Diagnostic(folder, 0, f"no {folder}/ directory under {root}")])
     problems: list[Diagnostic] = []
     resources = _resources(root, settings, problems)
     cache: dict[Path, SourceFile] = {}
@@ -284,7 +288,7 @@ def load(root: Path) -> Project:
     for odd in sorted(schemas_dir.iterdir()):
         kind = files.kind_of(odd)
         if kind in ("loop", "dangling", "unreadable"):  # it may have been a domain: never skip it silently
-            problems.append(Diagnostic(f"schemas/{odd.name}", 0, f"cannot read: {_described(odd, kind)}"))
+            problems.append(Diagnostic(f"{folder}/{odd.name}", 0, f"cannot read: {_described(odd, kind)}"))
     for domain_dir in sorted(p for p in schemas_dir.iterdir() if p.is_dir()):
         if domain_dir.name == TABLE_SCHEMA_DIR or domain_dir.name.startswith((".", "_")):
             continue
@@ -313,9 +317,10 @@ def load(root: Path) -> Project:
         except CompileError as exc:
             problems.extend(exc.diagnostics)
             continue
-        owner = _domain_of(root, table)
+        owner = _domain_of(folder, table)
         if owner is None or owner not in domains:
-            problems.append(Diagnostic(table.source.rel, 1, "a root table's $schema must point into schemas/<domain>/"))
+            message = f"a root table's $schema must point into {folder}/<domain>/"
+            problems.append(Diagnostic(table.source.rel, 1, message))
             continue
         domains[owner][1].append(table)
     if problems:

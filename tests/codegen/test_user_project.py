@@ -94,3 +94,45 @@ def test_settings_may_not_point_outside_the_root(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "pyproject.toml:2: tool.rcs.generated must be a relative path inside the root" in done.stderr
     assert not (tmp_path.parent / "elsewhere").exists()
+
+
+def test_the_schemas_folder_is_the_one_the_project_names(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    (project / "contracts/defs/orders").mkdir(parents=True)
+    (project / "contracts/defs/orders/order.schema.json").write_text(json.dumps(ORDER, indent=2), encoding="utf-8")
+    # A schemas/ folder the project did not name is not read: its broken file must not matter.
+    (project / "schemas/orders").mkdir(parents=True)
+    (project / "schemas/orders/broken.schema.json").write_text("{", encoding="utf-8")
+    settings = SETTINGS.replace("[tool.rcs]\n", '[tool.rcs]\nschemas = "contracts/defs"\n')
+    (project / "pyproject.toml").write_text(settings, encoding="utf-8")
+    before = _files(project)
+    compiled = rcs(["codegen"], project)
+    assert compiled.returncode == 0, compiled.stderr
+    written = _files(project) - before
+    assert all(name.startswith("acme/contracts/") for name in written), sorted(written)
+    module = (project / "acme/contracts/orders/order_schema.py").read_text(encoding="utf-8")
+    assert "from contracts/defs/orders/order.schema.json" in module.splitlines()[0]
+    reference = "contracts/defs/orders/order.schema.json"
+    (project / "bad.json").write_text(json.dumps({"$schema": reference, "id": "o-1", "qty": 0}), encoding="utf-8")
+    bad = rcs(["validate", "bad.json"], project)
+    assert bad.returncode == 1 and "SchemaViolationError" in bad.stdout, bad.stdout + bad.stderr
+
+    # Diagnostics name the files where the project keeps them.
+    (project / "contracts/defs/orders/order.schema.json").write_text(
+        json.dumps({**ORDER, "required": ["id", "qty", "note"]}, indent=2), encoding="utf-8"
+    )
+    refused = rcs(["codegen"], project)
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("contracts/defs/orders/order.schema.json:"), refused.stderr
+    assert "required property 'note' can never be present" in refused.stderr
+
+
+def test_a_missing_or_outside_schemas_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.rcs]\nschemas = "defs"\n', encoding="utf-8")
+    missing = rcs(["codegen"], tmp_path)
+    assert missing.returncode == 1
+    assert f"defs:0: no defs/ directory under {tmp_path.resolve()}" in missing.stderr, missing.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.rcs]\nschemas = "/etc"\n', encoding="utf-8")
+    outside = rcs(["codegen"], tmp_path)
+    assert outside.returncode == 1
+    assert "pyproject.toml:2: tool.rcs.schemas must be a relative path inside the root" in outside.stderr
