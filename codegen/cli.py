@@ -94,7 +94,7 @@ def run(root: Path, check: bool, quiet: bool = False) -> int:
     if blocked:
         for problem in blocked:
             print(f"rcs codegen: {printable(problem)}", file=sys.stderr)
-        print(f"rcs codegen: {len(blocked)} output(s) cannot be written; nothing written", file=sys.stderr)
+        print(f"rcs codegen: {len(blocked)} place(s) cannot be written; nothing written", file=sys.stderr)
         return 2
     try:
         written, removed = write.apply(project.root, delta)

@@ -19,18 +19,20 @@ Every setting is optional; an unknown key is an error (a typo must not switch a 
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rcs_contracts.base import pyproject
+from rcs_contracts.base.about import DISTRIBUTION, PACKAGE
 from rcs_contracts.codegen.diagnostics import CompileError, Diagnostic
 from rcs_contracts.safeio import files
 
-FILE = "pyproject.toml"
-MAX_BYTES = 1024 * 1024  # a project file, not data: the cap only keeps a FIFO from hanging the build
+FILE = pyproject.FILE
+MAX_BYTES = pyproject.MAX_BYTES
 _KEYS = frozenset({"house-style", "annotations", "resources", "schemas", "generated", "package", "spec"})
-_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _TOML_LINE = re.compile(r"at line (\d+)")
 
 
@@ -58,8 +60,12 @@ def _line(text: str, needle: str) -> int:
     return 1
 
 
-def load(root: Path) -> Settings:
-    """The settings of the project at ``root`` (defaults when it has no ``[tool.rcs]``)."""
+def load(root: Path, writing: bool = True) -> Settings:
+    """The settings of the project at ``root`` (defaults when it has no ``[tool.rcs]``).
+
+    ``writing``: the settings are for writing outputs, so what they name to write is checked too
+    (a diff reads another version's inputs only, from wherever that version lies).
+    """
     path = root / FILE
     if files.kind_of(path) == "missing":
         return Settings()
@@ -71,9 +77,10 @@ def load(root: Path) -> Settings:
     except tomllib.TOMLDecodeError as exc:
         found = _TOML_LINE.search(str(exc))
         raise CompileError([Diagnostic(FILE, int(found[1]) if found else 1, f"invalid TOML: {exc}")]) from None
-    table: Any = data.get("tool", {}).get("rcs", {})
-    if not isinstance(table, dict):
-        raise CompileError([Diagnostic(FILE, _line(text, "[tool"), "[tool.rcs] must be a table")])
+    try:
+        table: dict[str, Any] = pyproject.rcs_table(data) or {}
+    except pyproject.ConfigShapeError as exc:
+        raise CompileError([Diagnostic(FILE, _line(text, "tool"), str(exc))]) from None
     problems: list[Diagnostic] = []
     for key in sorted(set(table) - _KEYS):
         problems.append(Diagnostic(FILE, _line(text, key), f"unknown setting tool.rcs.{key} (known: {sorted(_KEYS)})"))
@@ -91,7 +98,7 @@ def load(root: Path) -> Settings:
     else:
         for prefix, directory in sorted(resources.items()):
             where = _line(text, f'"{prefix}"')
-            if not isinstance(directory, str) or not (root / directory).is_dir():
+            if not _inside(directory) or not (root / directory).is_dir():
                 problems.append(Diagnostic(FILE, where, f"resources: {directory!r} is not a directory under the root"))
             elif not prefix.endswith("/") or ":" not in prefix:
                 problems.append(Diagnostic(FILE, where, f"resources: {prefix!r} must be an absolute URI ending in '/'"))
@@ -105,10 +112,14 @@ def load(root: Path) -> Settings:
             problems.append(Diagnostic(FILE, _line(text, key), message))
             value = default
         places[key] = Path(value).as_posix()
-    package = table.get("package", places["generated"].replace("/", "."))
-    if not isinstance(package, str) or not _PACKAGE.fullmatch(package):
+    if writing:
+        problems.extend(_apart(places, [d for _, d in pairs], text))
+    package = table.get("package", pyproject.default_package(places["generated"]))
+    if not isinstance(package, str) or not pyproject.PACKAGE_NAME.fullmatch(package):
         problems.append(Diagnostic(FILE, _line(text, "package"), "tool.rcs.package must be a dotted import name"))
         package = "generated"
+    elif writing:
+        problems.extend(_importable(root, data, package, places["generated"], text))
     if problems:
         raise CompileError(problems)
     return Settings(
@@ -122,9 +133,54 @@ def load(root: Path) -> Settings:
     )
 
 
+def _overlap(a: str, b: str) -> bool:
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+def _apart(places: dict[str, str], resources: list[str], text: str) -> list[Diagnostic]:
+    """What codegen writes must not be what it reads: the generated folder and the spec file stay
+    clear of the schemas, the resources, the project file and each other (codegen removes stale
+    files in the generated folder, and rewrites the spec)."""
+    found = []
+    generated, spec = places["generated"], places["spec"]
+    for name, other in [("schemas", places["schemas"]), *(("resources", r) for r in resources)]:
+        if _overlap(generated, other):
+            message = f"tool.rcs.generated ({generated}) must not overlap the {name} folder ({other})"
+            found.append(Diagnostic(FILE, _line(text, "generated"), message))
+    read = [("schemas", places["schemas"]), ("generated", generated), *(("resources", r) for r in resources)]
+    for name, folder in read:
+        if _overlap(spec, folder):
+            message = f"tool.rcs.spec ({spec}) must not lie in the {name} folder ({folder})"
+            found.append(Diagnostic(FILE, _line(text, "spec"), message))
+    if spec in (FILE, *ROOT_FILES):
+        found.append(Diagnostic(FILE, _line(text, "spec"), f"tool.rcs.spec must not be {spec}, which codegen reads"))
+    return found
+
+
+def _importable(root: Path, data: Any, package: str, generated: str, text: str) -> list[Diagnostic]:
+    """The package must be the generated folder as imported from the root, and not a name that
+    Python or rcs already answers to (the project's kinds would silently not be the ones read)."""
+    where = _line(text, "package") if "package" in text else _line(text, "generated")
+    as_folder = (root / Path(*package.split("."))).resolve()
+    if as_folder != (root / generated).resolve():
+        message = f"tool.rcs.package {package!r} must name the generated folder {generated!r} as imported from the root"
+        return [Diagnostic(FILE, where, message)]
+    top = package.split(".")[0]
+    if top in sys.stdlib_module_names:
+        return [Diagnostic(FILE, where, f"tool.rcs.package {package!r} would shadow Python's own module {top!r}")]
+    name = data.get("project", {}).get("name") if isinstance(data.get("project"), dict) else None
+    if top == PACKAGE and name != DISTRIBUTION:
+        return [Diagnostic(FILE, where, f"tool.rcs.package {package!r} is rcs's own package name; choose another")]
+    return []
+
+
+# Files at the root that codegen reads (the spec must not be one of them).
+ROOT_FILES = ("claim_policy.yaml",)
+
+
 def _inside(value: object) -> bool:
     """A relative path with no '..' (codegen writes nothing outside the paths the project names)."""
-    if not isinstance(value, str) or not value or "\\" in value:
+    if not isinstance(value, str) or not value or "\\" in value or "\x00" in value:
         return False
     path = Path(value)
     return not path.is_absolute() and ".." not in path.parts and path.as_posix() not in (".", "")

@@ -33,7 +33,7 @@ from rcs_contracts.safeio import files, yaml_data
 
 SCHEMA_SUFFIX = ".schema.json"
 TABLE_SCHEMA_DIR = "tables"
-ROOT_TABLES = ("claim_policy.yaml",)
+ROOT_TABLES = config.ROOT_FILES
 # The most bytes read from one schema or rule table: the compiler's inputs are the project's own
 # files, so this only keeps a FIFO or /dev/zero in schemas/ from hanging the build.
 SOURCE_MAX_BYTES = 16 * 1024 * 1024
@@ -266,10 +266,11 @@ def _resources(root: Path, settings: config.Settings, problems: list[Diagnostic]
     return sorted(found, key=lambda r: r.uri)
 
 
-def load(root: Path) -> Project:
-    """Read every input under ``root``; raise CompileError with all load problems found."""
+def load(root: Path, writing: bool = True) -> Project:
+    """Read every input under ``root``; raise CompileError with all load problems found.
+    ``writing``: see ``config.load``."""
     root = root.resolve()
-    settings = config.load(root)
+    settings = config.load(root, writing)
     folder = settings.schemas
     schemas_dir = root / folder
     if not schemas_dir.is_dir():

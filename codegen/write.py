@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tempfile
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,10 +78,35 @@ def render_spec(old: str, sections: tuple[Section, ...]) -> str:
 
 
 def _existing_generated(root: Path, folder: str) -> set[str]:
+    """The files rcs wrote under the generated folder: those that carry its stamp. Anything else
+    there is the project's own and is never removed; links are not followed."""
     base = root / folder
-    if not base.is_dir():
+    if not base.is_dir() or base.is_symlink():
         return set()
-    return {p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    found = set()
+    for directory, subdirectories, names in os.walk(base):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
+        for name in names:
+            path = Path(directory) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            text = _read_head(path)
+            if text is not None and read_stamp(text) is not None:
+                found.add(path.relative_to(root).as_posix())
+    return found
+
+
+def _read_head(path: Path) -> str | None:
+    """The first lines of a file, where a stamp would be (None when unreadable or not UTF-8)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_STAMP_BYTES)
+        return head.decode("utf-8", errors="ignore")
+    except OSError:
+        return None
+
+
+_STAMP_BYTES = 1024  # a stamp is the first three lines of a generated file
 
 
 # A generated file or SPEC.md larger than this is not one rcs wrote: it is read as unreadable.
@@ -103,9 +128,16 @@ def obstacles(root: Path, delta: Changes) -> list[str]:
     anything is written, so a refused run changes nothing."""
     found: list[str] = []
     for rel, (_, new) in sorted(delta.files.items()):
+        path = root / rel
+        linked = next((p for p in reversed(path.relative_to(root).parents[:-1]) if (root / p).is_symlink()), None)
+        if linked is not None:
+            # A link on the way would take the write (or a removal) outside the folder the project named.
+            message = f"{linked.as_posix()}: is a symbolic link; rcs codegen writes only through real folders"
+            if message not in found:
+                found.append(message)
+            continue
         if new is None:
             continue
-        path = root / rel
         for parent in reversed(path.relative_to(root).parents[:-1]):
             kind = files.kind_of(root / parent)
             if kind not in ("dir", "missing"):
@@ -169,13 +201,16 @@ def changes(root: Path, rendered: Plan) -> Changes:
 
 def _atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # Created with mode 0666 less the umask, as any file the user writes (mkstemp's would be 0600,
+    # and nobody else could import the package).
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -191,9 +226,11 @@ def apply(root: Path, delta: Changes) -> tuple[int, int]:
             _atomic_write(path, new)
             written += 1
     generated = root / delta.generated
-    if generated.is_dir():
-        # Directories of deleted domains: drop them once empty (caches included).
-        for directory in sorted((p for p in generated.rglob("*") if p.is_dir()), reverse=True):
+    if generated.is_dir() and not generated.is_symlink():
+        # Directories of deleted domains: drop them once empty (caches included). Links are not
+        # followed: nothing outside the generated folder is touched.
+        walked = [Path(d) / name for d, subdirectories, _ in os.walk(generated) for name in subdirectories]
+        for directory in sorted((p for p in walked if not p.is_symlink()), reverse=True):
             remaining = [p for p in directory.iterdir() if p.name != "__pycache__"]
             if not remaining:
                 for cache in directory.glob("__pycache__"):

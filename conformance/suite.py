@@ -103,6 +103,8 @@ def build_project(suite: Path, dest: Path, optional: bool = False) -> dict[str, 
             shutil.copy2(source, dest / part)
     shutil.copytree(suite / "remotes" / "draft2020-12", dest / "resources" / "draft2020-12")
     (dest / "pyproject.toml").write_text(
+        # rcs's own code compiling into its own package: the project is rcs (codegen refuses the name else).
+        '[project]\nname = "rcs-contracts"\n\n'
         '[tool.rcs]\nhouse-style = false\npackage = "rcs_contracts.generated"\n\n[tool.rcs.resources]\n'
         f'"{REMOTE_PREFIX}" = "resources/draft2020-12"\n',
         encoding="utf-8",

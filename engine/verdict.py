@@ -10,7 +10,6 @@ errors is ``runtime/schema_errors.py``'s job.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -18,6 +17,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from rcs_contracts.base import formats
 from rcs_contracts.engine import project
 from rcs_contracts.generated._support import Location
 
@@ -48,17 +48,6 @@ def _refuse(uri: str) -> Any:
     raise LookupError(f"{uri} is not among the compiled schema documents")
 
 
-def _shaped(name: str, shape: str) -> Callable[[str], bool]:
-    """The engine's own test of format ``name``, and the text has ``shape`` (ASCII digits only)."""
-    pattern = re.compile(shape)
-    builtin = jsonschema_rs.validator_for({"format": name}, validate_formats=True)
-
-    def check(value: str) -> bool:
-        return pattern.fullmatch(value) is not None and bool(builtin.is_valid(value))
-
-    return check
-
-
 def _documents() -> Any:
     """The compiled documents of the project in use (``<package>._documents``)."""
     return project.module("_documents")
@@ -66,7 +55,7 @@ def _documents() -> Any:
 
 @cache
 def _formats() -> dict[str, Callable[[str], bool]]:
-    return {name: _shaped(name, shape) for name, shape in _documents().FORMAT_SHAPES.items()}
+    return formats.checks(_documents().FORMAT_SHAPES)
 
 
 @cache

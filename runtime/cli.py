@@ -68,8 +68,9 @@ def _parser() -> argparse.ArgumentParser:
         "--project",
         metavar="DIR",
         help=(
-            "judge by the kinds of the project at DIR, compiled by `rcs codegen` there ([tool.rcs] package in its "
-            "pyproject.toml); default: the current directory when its pyproject.toml names one, else rcs's own kinds"
+            "judge by the kinds of the project at DIR, compiled by `rcs codegen` there (its pyproject.toml's "
+            "[tool.rcs] says where); default: the nearest folder at or above the current one whose pyproject.toml "
+            "has [tool.rcs], else rcs's own kinds"
         ),
     )
     validate.add_argument("--kind", help="artifact kind, <domain>/<name> or a unique <name> (e.g. structured_report)")
@@ -237,11 +238,12 @@ def _validate(args: argparse.Namespace) -> int:
     from rcs_contracts.engine import project
 
     try:
-        here = Path.cwd()
         if args.project is not None:
             project.use(Path(args.project))
-        elif project.configured(here) is not None:
-            project.use(here)
+        else:
+            found = project.find(Path.cwd())
+            if found is not None:
+                project.use(found)
     except project.ProjectError as exc:
         print(printable(M.unusable_project(reason=str(exc))), file=sys.stderr)
         return EXIT_USAGE

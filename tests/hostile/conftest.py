@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -74,3 +75,13 @@ def rcs(
     stray = {p for p in changed if not any(p == a or p.startswith(a + "/") for a in allowed)}
     assert not stray, f"written outside its output paths: {sorted(stray)}"
     return Ran(done.returncode, stdout, stderr)
+
+
+def rcs_schemas(dest: Path) -> None:
+    """rcs's own schemas and pyproject.toml in ``dest``, with the one link that makes its
+    ``package = "rcs_contracts.generated"`` the folder ``dest/generated`` (as in the checkout,
+    where rcs_contracts/ links to the top-level folders); no code, so rcs runs from the checkout."""
+    shutil.copytree(ROOT / "schemas", dest / "schemas")
+    shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")
+    (dest / "rcs_contracts").mkdir()
+    (dest / "rcs_contracts" / "generated").symlink_to(Path("..") / "generated")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.hostile.conftest import rcs
+from tests.hostile.conftest import rcs, rcs_schemas
 
 EXAMPLES = ROOT / "examples"
 REPORT = EXAMPLES / "evidence/valid/structured_report.json"
@@ -238,8 +238,7 @@ def test_a_bom_is_ignored_in_every_reader(tmp_path: Path) -> None:
 
 
 def test_codegen_refuses_a_directory_where_it_writes_a_file(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    rcs_schemas(tmp_path)
     (tmp_path / "generated/evidence/errors.py").mkdir(parents=True)
     ran = rcs("codegen", "--root", ".", cwd=tmp_path, allowed=())
     assert ran.status == 2
@@ -250,8 +249,7 @@ def test_codegen_refuses_a_directory_where_it_writes_a_file(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("kind", ["fifo", "loop", "dangling"])
 def test_codegen_never_skips_an_optional_input_that_is_there(tmp_path: Path, kind: str) -> None:
-    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    rcs_schemas(tmp_path)
     for name in ("claim_policy.yaml", "pyproject.toml"):
         path = tmp_path / name
         path.unlink(missing_ok=True)
@@ -271,8 +269,7 @@ def test_codegen_never_skips_an_optional_input_that_is_there(tmp_path: Path, kin
 
 
 def test_codegen_refuses_absurd_json_without_crashing(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    rcs_schemas(tmp_path)
     odd = tmp_path / "schemas/odr/odd.schema.json"
     odd.write_text('{"maximum": ' + "9" * 5000 + "}")
     ran = rcs("codegen", "--root", ".", cwd=tmp_path)
@@ -283,8 +280,7 @@ def test_codegen_refuses_absurd_json_without_crashing(tmp_path: Path) -> None:
 
 
 def test_codegen_reports_a_fifo_among_its_inputs(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    rcs_schemas(tmp_path)
     os.mkfifo(tmp_path / "schemas/odr/extra.schema.json")
     ran = rcs("codegen", "--root", ".", cwd=tmp_path, guard=20)
     assert ran.status == 1

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,7 @@ from hypothesis import strategies as st
 
 from rcs_contracts.generated.odr.config_schema import ODRConfig
 from rcs_contracts.safeio.regex import PatternError, compile_linear
-from tests.conftest import ROOT
-from tests.hostile.conftest import rcs
+from tests.hostile.conftest import rcs, rcs_schemas
 
 DEFAULTS = tuple(ODRConfig().code_leak_patterns)
 _KEYWORDS = ["def", "class", "import", "fn", "let", "const", "interface", "type", "npm", "pip", "cargo", "docker",
@@ -94,8 +92,7 @@ def test_run_and_validate_refuse_the_same_config(tmp_path: Path) -> None:
 
 
 def test_lint_refuses_a_schema_pattern_that_needs_backtracking(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    rcs_schemas(tmp_path)
     path = tmp_path / "schemas/odr/parse_result.schema.json"
     schema = json.loads(path.read_text())
     schema["$defs"] = {**schema.get("$defs", {}), "Word": {"type": "string", "pattern": "^(?!bad)\\w+$"}}

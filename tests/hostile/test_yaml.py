@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rcs_contracts.safeio import yaml_data
-from tests.conftest import ROOT
-from tests.hostile.conftest import rcs
+from tests.hostile.conftest import rcs, rcs_schemas
 
 # The characters a YAML stream may hold raw (YAML 1.2 5.1), minus surrogates.
 _PRINTABLE = st.characters(
@@ -114,8 +112,7 @@ def test_an_escaped_surrogate_pair_is_the_character_it_encodes() -> None:
 
 
 def test_a_lone_surrogate_in_a_rule_table_is_a_diagnostic_not_a_crash(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    rcs_schemas(tmp_path)
     (tmp_path / "schemas/evidence/report.yaml").write_text(
         '{"$schema": "../tables/report.schema.json", "section_order": ["a"],\n "\\ud83d": null}\n'
     )
@@ -152,8 +149,7 @@ def test_billion_laughs_in_sandbox_frontmatter(tmp_path: Path) -> None:
 
 
 def test_billion_laughs_in_a_rule_table(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    rcs_schemas(tmp_path)
     table = tmp_path / "schemas/evidence/report.yaml"
     table.write_text(table.read_text() + "\n" + _laughs().replace("a0:", "x0:", 1))
     ran = rcs("codegen", "--root", ".", cwd=tmp_path)
