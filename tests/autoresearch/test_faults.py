@@ -13,10 +13,11 @@ def _last(lab: Lab) -> dict[str, object]:
 
 
 def test_worker_timeout_kills_its_group(tmp_path: Path) -> None:
-    lab = Lab(tmp_path, make_repo(tmp_path, worker_timeout=1))
+    # 5 s, not 1: the timeout holds for the second worker too, which must finish under a loaded CI.
+    lab = Lab(tmp_path, make_repo(tmp_path, worker_timeout=5))
     ready = tmp_path / "worker.pid"
     lab.set_plan({"1": {**score_step(3), "ready": str(ready), "sleep": 60}, "2": score_step(4)})
-    # The 60 s sleeper must be killed after 1 s: waiting for it would exceed the 30 s timeout.
+    # The 60 s sleeper must be killed after 5 s: waiting for it would exceed the 30 s timeout.
     done = lab.rcs("--max-iterations", "2", "mission", timeout=30)
     assert done.returncode == 0, done.stderr
     assert lab.decisions() == ["baseline", "error", "keep"]
