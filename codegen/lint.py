@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from rcs_contracts.codegen import engine, research_tables, schema_lint
+from rcs_contracts.codegen import contracts, engine, research_tables, schema_lint
 from rcs_contracts.codegen.diagnostics import Diagnostic
 from rcs_contracts.codegen.positions import escape, first_problem, line_of, pointer
 from rcs_contracts.codegen.schema_lint import shorthand_escapes
@@ -288,5 +288,6 @@ def check(project: Project) -> list[Diagnostic]:
             found.extend(lint_table(table, known))
         found.extend(_lint_domain_errors(domain, settings.house_style))
         found.extend(research_tables.lint_domain(domain))
+        found.extend(contracts.lint(domain))
         found.extend(_lint_names(domain))
     return sorted(set(found))

@@ -369,8 +369,8 @@ def render_table(env: Any, domain: Domain, table: Table, suffix: str) -> str:
         extra["tree"] = exception_tree(data)
     elif table.kind == "research_injection":
         extra["rules"] = research_tables.expanded_rules(data)
-    elif table.kind == "research_contract":
-        extra["fingerprint"] = research_tables.fingerprint(domain)
+    elif table.kind == "contract":
+        extra["fingerprint"] = research_tables.fingerprint(domain) if "frozen" in data else ""
     template = env.get_template(f"{table.kind}{suffix}")
     text: str = template.render(domain=domain.name, source=table.source.rel, table=data, raw_json=_py(data), **extra)
     return text

@@ -24,7 +24,7 @@ from rcs_contracts.safeio.regex_set import check_pattern
 
 # The tables whose content the contract version covers, by kind.
 VERSIONED = ("research_stop_reasons", "research_policy", "research_responses", "research_injection")
-CONTRACT = "research_contract"
+CONTRACT = "contract"
 # Of the injection table, the contract covers what the invariant says (which characters are
 # invisible, how an obfuscation or an encoded instruction is judged), not the rules' patterns:
 # those are measured against the labelled corpora, and tuning them changes which texts are caught,
@@ -98,8 +98,13 @@ def expanded_rules(data: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _versioned_content(table: Table) -> dict[str, Any]:
     """What the contract version covers of one table."""
-    content = {k: v for k, v in table.content.items() if k != "contract_version"}
-    if table.kind == "research_injection":
+    return versioned_content(table.kind, table.content)
+
+
+def versioned_content(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """What the contract version covers of a table of ``kind`` holding ``data`` (no ``$schema``)."""
+    content = {k: v for k, v in data.items() if k not in ("contract_version", "$schema")}
+    if kind == "research_injection":
         encoded = content.get("encoded", {})
         content["encoded_verdict"] = {"id": encoded.get("id"), "severity": encoded.get("severity")}
         content = {k: content.get(k) for k in INJECTION_CONTRACT_KEYS}
@@ -215,17 +220,19 @@ def lint_domain(domain: Domain) -> Iterator[Diagnostic]:
     """The contract version rules across a domain's research tables (R-RS-9)."""
     contract = [t for t in domain.tables if t.kind == CONTRACT]
     versioned = [t for t in domain.tables if t.kind in VERSIONED]
+    if not versioned and not any("frozen" in t.content for t in contract):
+        return  # not a frozen contract: the version alone is checked (codegen/contracts.py, rcs schema diff)
     if not contract:
         for table in versioned:
             yield _diag(table.source, "/contract_version", "a research table needs the domain's contract.yaml (R-RS-9)")
         return
-    for kind in (*VERSIONED, CONTRACT):
+    for kind in VERSIONED:  # a second contract table: codegen/contracts.py
         same = [t for t in domain.tables if t.kind == kind]
         for extra in same[1:]:
             yield _diag(extra.source, "/$schema", f"a second {kind} table ({same[0].source.rel} is the one): R-RS-9")
     head = contract[0]
     version = head.content["contract_version"]
-    for index, entry in enumerate(head.content["frozen"]):
+    for index, entry in enumerate(head.content.get("frozen", [])):
         pinned = RELEASED.get(entry["version"])
         if pinned is not None and entry["sha256"] != pinned:
             yield _diag(
@@ -246,7 +253,7 @@ def lint_domain(domain: Domain) -> Iterator[Diagnostic]:
         if kind not in kinds:
             yield _diag(head.source, "/contract_version", f"the research domain has no {kind} table")
     digest = fingerprint(domain)
-    frozen = [(i, f) for i, f in enumerate(head.content["frozen"]) if f["version"] == version]
+    frozen = [(i, f) for i, f in enumerate(head.content.get("frozen", [])) if f["version"] == version]
     if not frozen:
         yield _diag(
             head.source,

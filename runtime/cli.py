@@ -151,10 +151,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     schema_commands = schema.add_subparsers(dest="schema_command", metavar="SCHEMA_COMMAND", required=True)
     schema_commands.add_parser("path", help="print the folder of the shipped schemas and rule tables")
-    export = schema_commands.add_parser(
-        "export", help="write every schema and rule table, with catalog.json, into DIR"
-    )
+    export = schema_commands.add_parser("export", help="write every schema and rule table, with catalog.json, into DIR")
     export.add_argument("folder", metavar="DIR", help="an empty or new folder, or an earlier export to replace")
+    from rcs_contracts.codegen.evolution.cli import build_parser as diff_parser
+
+    diff_parser(
+        schema_commands.add_parser(
+            "diff", help="what changed since REF, whom it breaks (with a witness), and the version bump it needs"
+        )
+    )
     auto = commands.add_parser(
         "autoresearch",
         help="supervise one coding-agent session per iteration, keeping, discarding or resetting its commit",
@@ -398,6 +403,11 @@ def main(argv: list[str] | None = None) -> int:
 
             print(VERSION_LINE)
             return EXIT_OK
+        if arguments[:2] == ["schema", "diff"]:
+            # A compiler tool: it reads the schemas, not generated/, which may be stale or broken.
+            from rcs_contracts.codegen.evolution.cli import main as diff_main
+
+            return diff_main(arguments[2:])
         if arguments[:1] == ["codegen"]:
             # The compiler must run even when generated/ is stale or broken (a removed constant, a bad
             # hand edit): it is what repairs it, so it is reached without importing generated/.

@@ -55,11 +55,14 @@ def test_a_new_version_frozen_with_its_fingerprint_is_accepted(project: Path) ->
             path.write_text(
                 path.read_text().replace(f"contract_version: {CONTRACT_VERSION}", "contract_version: 18.1.0")
             )
+        contract = research / "contract.yaml"
+        # A new version opens the changelog (SPEC.md 2.7) before it is frozen.
+        entry = "changelog:\n  - {version: 18.1.0, changes: [six calls]}\n"
+        contract.write_text(contract.read_text().replace("changelog:\n", entry))
         done = run_rcs(["codegen"], project=project)
         found = re.search(r"add \{version: 18\.1\.0, sha256: ([0-9a-f]{64})\}", done.stderr + done.stdout)
         assert done.returncode != 0 and found, done.stderr
         assert found[1] != TABLES_SHA256
-        contract = research / "contract.yaml"
         contract.write_text(contract.read_text() + f'  - {{version: 18.1.0, sha256: "{found[1]}"}}\n')
         done = run_rcs(["codegen"], project=project)
         assert done.returncode == 0, done.stderr

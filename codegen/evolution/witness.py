@@ -1,0 +1,382 @@
+"""Witnesses: for each claimed incompatibility, one instance that one side accepts and the other
+rejects, judged by the engine ``rcs validate`` runs (jsonschema-rs, the same options, documents
+and format checks), never by the rules that claimed it.
+
+The search is targeted, then general (SPEC.md 2.7):
+
+1. *a local value*: a value of the changed schema node (``Change.node``) that the accepting side's
+   node accepts and the other's rejects: the change's own hints first (a removed enum value), then
+   hypothesis-jsonschema's draws from the accepting node, searched and shrunk by ``hypothesis.find``;
+2. *a host document*: an instance of the kind, valid on the accepting side, in which the node
+   applies somewhere (the engine's evaluation says where): the project's examples first, then
+   draws; the local value replaces the instance there;
+3. failing both, whole documents drawn from the accepting side, until one the other side rejects.
+
+Every candidate is confirmed on the whole document by both sides' validators. Hypothesis runs
+derandomized with no database, so the same inputs give the same witness. A claim with no witness
+is reported as "possibly", with what was searched.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jsonschema_rs
+
+from rcs_contracts.base import formats
+from rcs_contracts.codegen import engine
+from rcs_contracts.codegen.evolution.bundle import bundle, reachable, resolve
+from rcs_contracts.codegen.evolution.compare import BACKWARD, Change
+from rcs_contracts.codegen.evolution.sides import Side
+from rcs_contracts.codegen.keywords import DATA
+from rcs_contracts.safeio import files
+
+LOCAL_EXAMPLES = 150  # draws of one schema node while looking for a value that tells the sides apart
+HOST_EXAMPLES = 100  # draws of a kind while looking for an instance in which the node applies
+WHOLE_EXAMPLES = 150  # draws of whole documents, the last resort
+EXAMPLE_MAX_BYTES = 1 << 20  # an example file read as a host document
+SHRINK_TRIES = 2000  # validations spent removing what a witness does not need
+_FRAGMENT_SAFE = "/~$!&'()*+,;=:@"
+
+
+@dataclass(frozen=True)
+class Witness:
+    """The verdict of a search: an instance (``found``), or why there is none (``reason``)."""
+
+    direction: str
+    kind: str | None
+    instance: Any = None
+    found: bool = False
+    reason: str = ""
+
+
+class Judge:
+    """One side's validators, compiled as the runtime compiles them."""
+
+    def __init__(self, side: Side) -> None:
+        self.side = side
+        self._registry = engine.registry(side.documents.items())
+        self._formats = formats.checks(engine.FORMAT_SHAPES)
+        self._compiled: dict[str, jsonschema_rs.Validator] = {}
+        self._strategies: dict[str, Any] = {}
+
+    def _validator(self, uri: str, pointer: str = "") -> jsonschema_rs.Validator:
+        key = f"{uri}#{pointer}"
+        if key not in self._compiled:
+            document = {"$ref": f"{uri}#{quote(pointer, safe=_FRAGMENT_SAFE)}"}
+            self._compiled[key] = jsonschema_rs.validator_for(
+                document,
+                registry=self._registry,
+                base_uri=engine.URI_BASE + "__witness__",
+                retriever=engine.refuse,
+                formats=self._formats,
+                pattern_options=engine.pattern_options(),
+                **engine.OPTIONS,
+            )
+        return self._compiled[key]
+
+    def accepts(self, uri: str, value: Any, pointer: str = "") -> bool:
+        """Whether the schema at ``uri#pointer`` accepts ``value``."""
+        try:
+            return bool(self._validator(uri, pointer).is_valid(value))
+        except (ValueError, jsonschema_rs.ValidationError):
+            return False
+
+    def places(self, uri: str, value: Any, target: str) -> list[str]:
+        """Instance locations where the schema at ``target`` (a URI with its fragment) applies
+        while the document at ``uri`` judges ``value``."""
+        try:
+            details = self._validator(uri).evaluate(value).list()["details"]
+        except (ValueError, KeyError):
+            return []
+        return sorted({d["instanceLocation"] for d in details if d.get("schemaLocation") == target})
+
+    def kind_uri(self, kind: str) -> str | None:
+        """The URI of ``kind``'s schema on this side, or None when it has no such kind."""
+        found = self.side.kinds.get(kind)
+        return found.uri if found is not None else None
+
+    def strategy(self, uri: str, pointer: str = "") -> Any | None:
+        """hypothesis-jsonschema's strategy for the schema at ``uri#pointer``, or None."""
+        key = f"{uri}#{pointer}"
+        if key not in self._strategies:
+            self._strategies[key] = _strategy(bundle(self.side.documents, uri, pointer))
+        return self._strategies[key]
+
+
+def _generator_dialect(schema: Any) -> Any:
+    """``schema`` with 2020-12's ``prefixItems``/``items`` spelt as draft 7's ``items`` list and
+    ``additionalItems``, and ``dependentRequired``/``dependentSchemas`` as ``dependencies``: what
+    hypothesis-jsonschema draws from (it ignores the 2020-12 spellings).
+    Only the draws change: every candidate is still judged by the 2020-12 engine."""
+    if isinstance(schema, list):
+        return [_generator_dialect(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    spelt = {key: value if key in DATA else _generator_dialect(value) for key, value in schema.items()}
+    if isinstance(schema.get("prefixItems"), list):
+        prefix = spelt.pop("prefixItems")
+        if "items" in spelt:
+            spelt["additionalItems"] = spelt["items"]
+        spelt["items"] = prefix
+    required, schemas = spelt.pop("dependentRequired", None), spelt.pop("dependentSchemas", None)
+    if isinstance(required, dict) or isinstance(schemas, dict):
+        # draft 7 says both with one keyword; a name in both keeps the schema (draws are only candidates)
+        spelt["dependencies"] = {**(required if isinstance(required, dict) else {}), **(schemas or {})}
+    return spelt
+
+
+def _strategy(schema: Any | None) -> Any | None:
+    if schema is None:
+        return None
+    from hypothesis_jsonschema import from_schema
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return from_schema(_generator_dialect(schema))
+    except Exception:  # the generator refuses what it cannot draw; a witness then comes from elsewhere
+        return None
+
+
+def _find(strategy: Any, condition: Callable[[Any], bool], examples: int, small: bool = False) -> tuple[bool, Any]:
+    """(found, value): the smallest draw of ``strategy`` meeting ``condition``, deterministically."""
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import HypothesisException
+
+    rules = settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        # Hypothesis shrinks by redrawing: cheap for one node's values (``small``), tens of ms a draw
+        # for a whole kind, where ``shrink`` below removes what a witness does not need instead.
+        phases=[Phase.generate, Phase.shrink] if small else [Phase.generate],
+        report_multiple_bugs=False,
+    )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return True, find(strategy, condition, settings=rules)
+    except HypothesisException:
+        return False, None
+    except Exception:  # a draw the condition cannot judge (the generator's own defect): no witness
+        return False, None
+
+
+def _replace(document: Any, location: str, value: Any) -> Any:
+    """A copy of ``document`` with the value at JSON pointer ``location`` replaced."""
+    if not location:
+        return value
+    copy = json.loads(json.dumps(document))
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in location.lstrip("/").split("/")]
+    parent = (
+        resolve(copy, "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts[:-1]))
+        if len(parts) > 1
+        else copy
+    )
+    last = parts[-1]
+    if isinstance(parent, list):
+        parent[int(last)] = value
+    else:
+        parent[last] = value
+    return copy
+
+
+def _paths(value: Any, here: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Every place inside ``value`` (outermost first), as a tuple of keys and indices."""
+    yield here
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*here, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _paths(item, (*here, index))
+
+
+def _without(value: Any, path: tuple[Any, ...]) -> Any:
+    """A copy of ``value`` with the member at ``path`` (a key or an index) removed."""
+    copy = json.loads(json.dumps(value))
+    parent = copy
+    for step in path[:-1]:
+        parent = parent[step]
+    del parent[path[-1]]
+    return copy
+
+
+def shrink(value: Any, holds: Callable[[Any], bool], budget: int = SHRINK_TRIES) -> Any:
+    """``value`` with every member removed that ``holds`` does not need, greedily, outermost
+    first (a witness drawn from a large example keeps only what makes it one)."""
+    tries = 0
+    changed = True
+    while changed and tries < budget:
+        changed = False
+        for path in list(_paths(value))[1:]:
+            if tries >= budget:
+                break
+            try:
+                smaller = _without(value, path)
+            except (KeyError, IndexError, TypeError):
+                continue  # an earlier removal in this pass moved it
+            tries += 1
+            if holds(smaller):
+                value, changed = smaller, True
+                break
+    return value
+
+
+@dataclass
+class Search:
+    """Witness searches over one pair of sides, sharing compiled validators and host documents."""
+
+    old: Side
+    new: Side
+    examples: Path | None = None
+
+    def __post_init__(self) -> None:
+        self._judges = {id(self.old): Judge(self.old), id(self.new): Judge(self.new)}
+
+    def judge(self, side: Side) -> Judge:
+        """The validators of ``side`` (the old or the new one)."""
+        return self._judges[id(side)]
+
+    @cached_property
+    def _example_values(self) -> list[Any]:
+        """Every JSON file under the examples folder, parsed (unreadable ones left out)."""
+        found: list[Any] = []
+        if self.examples is None or not self.examples.is_dir():
+            return found
+        for path in sorted(self.examples.rglob("*.json")):
+            try:
+                found.append(json.loads(files.read_text(path, EXAMPLE_MAX_BYTES, "an example")))
+            except (OSError, UnicodeDecodeError, ValueError):
+                continue
+        return found
+
+    def hosts(self, judge: Judge, kind: str, target: str) -> Iterator[tuple[Any, str]]:
+        """(instance of ``kind`` valid on ``judge``'s side, a location where ``target`` applies in it)."""
+        uri = judge.kind_uri(kind)
+        if uri is None:
+            return
+        for value in self._example_values:
+            if judge.accepts(uri, value):
+                for place in judge.places(uri, value, target):
+                    yield value, place
+        strategy = judge.strategy(uri)
+        if strategy is not None:
+            found, value = _find(strategy, lambda v: bool(judge.places(uri, v, target)), HOST_EXAMPLES)
+            if found:
+                for place in judge.places(uri, value, target):
+                    yield value, place
+
+    def locals(
+        self, change: Change, direction: str, accepting: Judge, rejecting: Judge, uri: str, other: str
+    ) -> list[Any]:
+        """Values of the change's node that the accepting side takes and the other refuses."""
+        node = change.node
+
+        def tells(value: Any) -> bool:
+            return accepting.accepts(uri, value, node) and not rejecting.accepts(other, value, node)
+
+        values = [v for d, v in change.hints if d == direction and tells(v)]
+        strategy = accepting.strategy(uri, node)
+        if strategy is not None:
+            found, value = _find(strategy, tells, LOCAL_EXAMPLES, small=True)
+            if found:
+                values.append(value)
+        return values
+
+    def kinds_hosting(self, judge: Judge, own: str) -> list[str]:
+        """The kinds that may host a witness for a change in ``own``'s file: ``own`` first, then
+        every other kind of the side whose schema reaches that file by reference (a shared
+        definition changes them all)."""
+        file_uri = judge.kind_uri(own)
+        others = [
+            kind
+            for kind, source in sorted(judge.side.kinds.items())
+            if kind != own and file_uri is not None and file_uri in reachable(judge.side.documents, source.uri)
+        ]
+        return [own, *others]
+
+    def find(self, change: Change, direction: str, kind: str) -> Witness:
+        """A witness that ``change`` (in the schema file of ``kind``) breaks ``direction``
+        (backward: the old side accepts it and the new one rejects it)."""
+        accepting_side, rejecting_side = (self.old, self.new) if direction == BACKWARD else (self.new, self.old)
+        accepting, rejecting = self.judge(accepting_side), self.judge(rejecting_side)
+        uri, other = accepting.kind_uri(kind), rejecting.kind_uri(kind)
+        assert uri is not None and other is not None, "a change is found only in a kind both sides have"
+        values = self.locals(change, direction, accepting, rejecting, uri, other)
+        target = f"{uri}#{change.node}"
+        hosted = False
+        for host_kind in self.kinds_hosting(accepting, kind) if values else []:
+            host_uri, host_other = accepting.kind_uri(host_kind), rejecting.kind_uri(host_kind)
+            if host_uri is None or host_other is None:
+                continue
+            for host, place in self.hosts(accepting, host_kind, target):
+                hosted = True
+                for value in values:
+                    candidate = _replace(host, place, value)
+                    if accepting.accepts(host_uri, candidate) and not rejecting.accepts(host_other, candidate):
+
+                        def holds(v: Any, a: str = host_uri, r: str = host_other) -> bool:
+                            return accepting.accepts(a, v) and not rejecting.accepts(r, v)
+
+                        return Witness(direction, host_kind, shrink(candidate, holds), True)
+        # Whole documents are the last resort for a node whose values were found but not placed, or
+        # that the generator cannot draw; when its own draws told nothing apart, whole ones would not.
+        searched = accepting.strategy(uri, change.node) is not None
+        whole = self._whole(uri, other, accepting, rejecting) if values or not searched else None
+        if whole is not None:
+            return Witness(direction, kind, whole, True)
+        accept_name, reject_name = ("old", "new") if direction == BACKWARD else ("new", "old")
+        where = change.node or "the root"
+        if not values:
+            reason = (
+                f"no value at {where} found that the {accept_name} schema accepts and the {reject_name} one rejects"
+            )
+        elif not hosted:
+            reason = f"no valid {accept_name} instance found in which {where} applies"
+        else:
+            reason = f"no valid {accept_name} instance found that the {reject_name} schema rejects"
+        return Witness(direction, kind, None, False, reason)
+
+    def _whole(self, uri: str, other: str, accepting: Judge, rejecting: Judge) -> Any | None:
+        strategy = accepting.strategy(uri)
+        if strategy is None:
+            return None
+        def tells(value: Any) -> bool:
+            return accepting.accepts(uri, value) and not rejecting.accepts(other, value)
+
+        found, value = _find(strategy, tells, WHOLE_EXAMPLES)
+        return shrink(value, tells) if found else None
+
+    def instance(self, side: Side, kind: str) -> Witness:
+        """Any valid instance of ``kind`` on ``side``: the witness for a kind the other side lacks."""
+        judge = self.judge(side)
+        direction = BACKWARD if side is self.old else "forward"
+        uri = judge.kind_uri(kind)
+        assert uri is not None
+        for value in self._example_values:
+            if judge.accepts(uri, value):
+                return Witness(direction, kind, shrink(value, lambda v: judge.accepts(uri, v)), True)
+        strategy = judge.strategy(uri)
+        if strategy is not None:
+            found, value = _find(strategy, lambda v: judge.accepts(uri, v), HOST_EXAMPLES)
+            if found:
+                return Witness(direction, kind, shrink(value, lambda v: judge.accepts(uri, v)), True)
+        return Witness(direction, kind, None, False, f"no valid instance of {kind} found")
+
+
+def as_mapping(witness: Witness) -> Mapping[str, Any]:
+    """The witness as the JSON report gives it."""
+    if witness.found:
+        return {"kind": witness.kind, "instance": witness.instance}
+    return {"kind": witness.kind, "none": witness.reason}
