@@ -14,6 +14,7 @@ Every rule table names its own schema in a top-level ``$schema`` key, relative t
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -202,13 +203,26 @@ def _lone_surrogate(item: Any) -> str | None:
     return "a lone surrogate" if isinstance(item, str) and _SURROGATE.search(item) else None
 
 
+# Parsed tables by their bytes: `rcs schema diff` loads two versions of a project in one process,
+# and most tables are the same in both (the pure-Python YAML reader is the slow part of a load).
+_PARSED: dict[bytes, Any] = {}
+_PARSED_MAX = 512
+
+
+def _parse_yaml(raw: bytes) -> Any:
+    if raw not in _PARSED:
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[raw] = yaml_data.load(files.without_bom(raw).decode("utf-8"))
+    return copy.deepcopy(_PARSED[raw])  # each load owns its data
+
+
 def read_yaml(root: Path, path: Path) -> SourceFile:
     """Read a YAML rule table; syntax errors and duplicate keys become CompileErrors."""
     rel = _rel(root, path)
     raw = _read_bytes(rel, path)
     try:
-        text = files.without_bom(raw).decode("utf-8")
-        data = yaml_data.load(text)
+        data = _parse_yaml(raw)
     except UnicodeDecodeError as exc:
         raise CompileError([Diagnostic(rel, 1, f"not UTF-8: {exc.reason}")]) from None
     except yaml_data.YamlError as exc:

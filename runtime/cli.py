@@ -146,7 +146,9 @@ def _parser() -> argparse.ArgumentParser:
             "The schemas and rule tables this rcs enforces ship inside it. `rcs schema path` prints their folder; "
             "`rcs schema export DIR` writes every one, with catalog.json (kind, file, $id, version, sha256 of "
             "each), into DIR: a bundle any language loads with no network (SPEC.md 2.4). Exit status: 0 done, "
-            "1 a shipped file differs from what this build compiled, 2 DIR cannot be written."
+            "1 a shipped file differs from what this build compiled, 2 DIR cannot be written. `rcs schema diff "
+            "--against REF` compares a project's schemas with REF's and says which version bump the changes need "
+            "(SPEC.md 2.7; see rcs schema diff --help)."
         ),
     )
     schema_commands = schema.add_subparsers(dest="schema_command", metavar="SCHEMA_COMMAND", required=True)

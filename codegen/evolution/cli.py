@@ -4,6 +4,7 @@ even when generated/ is stale, and imports nothing of the runtime)."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -93,11 +94,13 @@ def text(result: Result) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``rcs schema diff``."""
     args = build_parser().parse_args(argv)
-    try:
-        from rcs_contracts.codegen.evolution import diff, sides
-    except ModuleNotFoundError as exc:  # the codegen extra is missing
-        print(f"rcs schema diff: needs the compiler ({exc.name} is missing): {INSTALL_CODEGEN}", file=sys.stderr)
+    # The codegen extra's packages; the witness search imports its two only when it runs.
+    needed = ("jinja2", "jsonschema", *(() if args.no_witness else ("hypothesis", "hypothesis_jsonschema")))
+    missing = next((name for name in needed if importlib.util.find_spec(name) is None), None)
+    if missing is not None:
+        print(f"rcs schema diff: needs the compiler ({missing} is missing): {INSTALL_CODEGEN}", file=sys.stderr)
         return EXIT_USAGE
+    from rcs_contracts.codegen.evolution import diff, sides
     if not args.root.is_dir():
         print(printable(f"rcs schema diff: {args.root}: no such directory"), file=sys.stderr)
         return EXIT_USAGE
