@@ -61,14 +61,15 @@ class _Walk:
     def emit(self, ptr: str, keyword: str, claims: frozenset[str], summary: str) -> None:
         self.found.append(Change(self.file, ptr, ptr, keyword, claims, summary))
 
-    def value(self, old: Any, new: Any, ptr: str, field: str) -> None:
+    def value(self, old: Any, new: Any, ptr: str, field: str, label: str = "") -> None:
+        """``ptr`` finds the line; ``label`` names the place for a reader (records by their identity)."""
         if old == new and type(old) is type(new):
             return
-        where = f"{self.table}{ptr}" if ptr else self.table
+        where = f"{self.table}{label}" if label else self.table
         if isinstance(old, dict) and isinstance(new, dict):
-            self.mapping(old, new, ptr)
+            self.mapping(old, new, ptr, label)
         elif isinstance(old, list) and isinstance(new, list):
-            self.sequence(old, new, ptr, field)
+            self.sequence(old, new, ptr, field, label)
         elif field in PROSE:
             self.emit(ptr, field, NONE, f"{where} reworded")
         elif field in TEMPLATES and isinstance(old, str) and isinstance(new, str):
@@ -81,12 +82,12 @@ class _Walk:
         else:
             self.emit(ptr, field, frozenset({BACKWARD}), f"{where} changed: {text(old)} -> {text(new)}")
 
-    def mapping(self, old: dict[str, Any], new: dict[str, Any], ptr: str) -> None:
+    def mapping(self, old: dict[str, Any], new: dict[str, Any], ptr: str, label: str) -> None:
         for key in sorted(set(old) | set(new), key=str):
             at = f"{ptr}/{escape(key)}"
-            where = f"{self.table}{at}"
+            where = f"{self.table}{label}/{escape(key)}"
             if key in old and key in new:
-                self.value(old[key], new[key], at, str(key))
+                self.value(old[key], new[key], at, str(key), f"{label}/{escape(key)}")
             elif str(key) in PROSE:
                 self.emit(at, str(key), NONE, f"{where} {'added' if key in new else 'removed'}")
             elif key in new:
@@ -94,8 +95,8 @@ class _Walk:
             else:
                 self.emit(at, str(key), frozenset({BACKWARD}), f"{where} removed")
 
-    def sequence(self, old: list[Any], new: list[Any], ptr: str, field: str) -> None:
-        where = f"{self.table}{ptr}"
+    def sequence(self, old: list[Any], new: list[Any], ptr: str, field: str, label: str) -> None:
+        where = f"{self.table}{label}"
         key = _identity(old) if _identity(old) == _identity(new) else None
         if key is None:
             if sorted(map(text, old)) == sorted(map(text, new)):
@@ -123,7 +124,9 @@ class _Walk:
         if kept_old != kept_new:
             self.emit(ptr, field, frozenset({BACKWARD}), f"{where} reordered: {text(kept_old)} -> {text(kept_new)}")
         for name in kept_new:
-            self.value(before[name][1], after[name][1], f"{ptr}/{after[name][0]}", field)
+            self.value(
+                before[name][1], after[name][1], f"{ptr}/{after[name][0]}", field, f"{label}/{escape(str(name))}"
+            )
 
 
 def table_changes(file: str, table: str, kind: str, old: Any, new: Any) -> list[Change]:

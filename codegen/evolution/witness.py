@@ -103,12 +103,93 @@ class Judge:
         found = self.side.kinds.get(kind)
         return found.uri if found is not None else None
 
-    def strategy(self, uri: str, pointer: str = "") -> Any | None:
-        """hypothesis-jsonschema's strategy for the schema at ``uri#pointer``, or None."""
-        key = f"{uri}#{pointer}"
+    def strategy(self, uri: str, pointer: str = "", also: dict[str, Any] | None = None) -> Any | None:
+        """hypothesis-jsonschema's strategy for the schema at ``uri#pointer`` (and ``also``), or None."""
+        key = f"{uri}#{pointer}" + (json.dumps(also, sort_keys=True) if also else "")
         if key not in self._strategies:
-            self._strategies[key] = _strategy(bundle(self.side.documents, uri, pointer))
+            schema = bundle(self.side.documents, uri, pointer)
+            if also and isinstance(schema, dict):
+                schema = _steered(schema, also)
+            self._strategies[key] = _strategy(schema)
         return self._strategies[key]
+
+
+def _require(node: dict[str, Any], reach: dict[str, Any]) -> bool:
+    """Merge ``reach``'s required properties into ``node`` (with what they depend on), in place;
+    False when ``reach`` asks for more than required properties."""
+    if set(reach) - {"required", "properties"}:
+        return False
+    required = list(node.get("required", []))
+    todo = list(reach.get("required", []))
+    while todo:  # a required name brings what dependentRequired/dependentSchemas ask with it
+        name = todo.pop()
+        if name in required:
+            continue
+        required.append(name)
+        todo.extend(node.get("dependentRequired", {}).get(name, []))
+        dependent = node.get("dependentSchemas", {}).get(name)
+        if isinstance(dependent, dict):
+            todo.extend(dependent.get("required", []))
+    node["required"] = required
+    properties = node.get("properties", {})
+    for name, inner in reach.get("properties", {}).items():
+        child = properties.get(name)
+        if inner and not (isinstance(child, dict) and _require(child, inner)):
+            return False
+    return True
+
+
+def _steered(schema: dict[str, Any], reach: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that holds only where ``reach`` does. Required properties are merged into the
+    schema itself (hypothesis-jsonschema draws from that directly, where an ``allOf`` beside a
+    closed object leaves it filtering nearly every draw away); anything else is added as allOf."""
+    steered: dict[str, Any] = json.loads(json.dumps(schema))
+    body = (
+        steered["allOf"][0] if len(steered.get("allOf", [])) == 1 and isinstance(steered["allOf"][0], dict) else steered
+    )
+    if "properties" in body and _require(body, reach):
+        return steered
+    return {**schema, "allOf": [*schema.get("allOf", []), reach]}
+
+
+def reaching(pointer: str) -> dict[str, Any] | None:
+    """A schema that holds where the instance reaches the place the schema node at ``pointer``
+    judges: each property on the way present, each array on the way long enough. Draws of a kind
+    with it host the node far more often than blind draws (``dependentSchemas`` and friends make a
+    property rare). None when the way is not made of properties and items alone."""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+    steps: list[tuple[str, Any]] = []
+    index = 0
+    while index < len(parts):
+        key = parts[index]
+        if key == "properties" and index + 1 < len(parts):
+            steps.append(("property", parts[index + 1]))
+            index += 2
+        elif key == "prefixItems" and index + 1 < len(parts) and parts[index + 1].isdigit():
+            steps.append(("position", int(parts[index + 1])))
+            index += 2
+        elif key in ("items", "additionalProperties"):
+            steps.append((key, None))
+            index += 1
+        elif key in ("allOf", "anyOf", "oneOf") and index + 1 < len(parts):
+            index += 2  # a branch judges the same place
+        elif key in ("then", "else"):
+            index += 1
+        else:
+            return None
+    if not steps:
+        return None
+    schema: dict[str, Any] = {}
+    for step, arg in reversed(steps):
+        if step == "property":
+            schema = {"required": [arg], "properties": {arg: schema}}
+        elif step == "position":
+            schema = {"minItems": arg + 1, "prefixItems": [*([{}] * arg), schema]}
+        elif step == "items":
+            schema = {"minItems": 1, "items": schema}
+        else:
+            schema = {"minProperties": 1, "additionalProperties": schema}
+    return schema
 
 
 def _generator_dialect(schema: Any) -> Any:
@@ -162,10 +243,19 @@ def _find(strategy: Any, condition: Callable[[Any], bool], examples: int, small:
         phases=[Phase.generate, Phase.shrink] if small else [Phase.generate],
         report_multiple_bugs=False,
     )
+
+    def judged(value: Any) -> bool:
+        # A draw the engine cannot take (an integer beyond 64 bits, say) is no candidate; it must
+        # not end the search, which an exception inside ``find`` would.
+        try:
+            return condition(value)
+        except Exception:
+            return False
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return True, find(strategy, condition, settings=rules)
+            return True, find(strategy, judged, settings=rules)
     except HypothesisException:
         return False, None
     except Exception:  # a draw the condition cannot judge (the generator's own defect): no witness
@@ -261,8 +351,11 @@ class Search:
                 continue
         return found
 
-    def hosts(self, judge: Judge, kind: str, target: str) -> Iterator[tuple[Any, str]]:
-        """(instance of ``kind`` valid on ``judge``'s side, a location where ``target`` applies in it)."""
+    def hosts(
+        self, judge: Judge, kind: str, target: str, reach: dict[str, Any] | None = None
+    ) -> Iterator[tuple[Any, str]]:
+        """(instance of ``kind`` valid on ``judge``'s side, a location where ``target`` applies in
+        it); draws are steered by ``reach`` (see ``reaching``) when given."""
         uri = judge.kind_uri(kind)
         if uri is None:
             return
@@ -270,12 +363,15 @@ class Search:
             if judge.accepts(uri, value):
                 for place in judge.places(uri, value, target):
                     yield value, place
-        strategy = judge.strategy(uri)
-        if strategy is not None:
+        strategies = [judge.strategy(uri, also=reach)] if reach else []
+        for strategy in [*strategies, judge.strategy(uri)]:  # steered draws first, then blind ones
+            if strategy is None:
+                continue
             found, value = _find(strategy, lambda v: bool(judge.places(uri, v, target)), HOST_EXAMPLES)
             if found:
                 for place in judge.places(uri, value, target):
                     yield value, place
+                return
 
     def locals(
         self, change: Change, direction: str, accepting: Judge, rejecting: Judge, uri: str, other: str
@@ -320,7 +416,8 @@ class Search:
             host_uri, host_other = accepting.kind_uri(host_kind), rejecting.kind_uri(host_kind)
             if host_uri is None or host_other is None:
                 continue
-            for host, place in self.hosts(accepting, host_kind, target):
+            reach = reaching(change.node) if host_kind == kind else None  # the node's own document only
+            for host, place in self.hosts(accepting, host_kind, target, reach):
                 hosted = True
                 for value in values:
                     candidate = _replace(host, place, value)
@@ -352,6 +449,7 @@ class Search:
         strategy = accepting.strategy(uri)
         if strategy is None:
             return None
+
         def tells(value: Any) -> bool:
             return accepting.accepts(uri, value) and not rejecting.accepts(other, value)
 
