@@ -17,6 +17,8 @@ from rcs_contracts.safeio.terminal import printable
 
 # The import names of the `codegen` extra's packages (pyproject.toml).
 COMPILER_MODULES = ("datamodel_code_generator", "jinja2", "jsonschema")
+# ... and those `rcs schema diff` adds for its witness search (codegen/evolution/witness.py).
+WITNESS_MODULES = ("hypothesis", "hypothesis_jsonschema")
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:

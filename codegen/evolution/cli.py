@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rcs_contracts.base.about import INSTALL_CODEGEN
 from rcs_contracts.base.exit_status import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from rcs_contracts.codegen.cli import COMPILER_MODULES, WITNESS_MODULES
 from rcs_contracts.safeio.terminal import printable, printable_json
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``rcs schema diff``."""
     args = build_parser().parse_args(argv)
     # The codegen extra's packages; the witness search imports its two only when it runs.
-    needed = ("jinja2", "jsonschema", *(() if args.no_witness else ("hypothesis", "hypothesis_jsonschema")))
+    needed = (*COMPILER_MODULES, *(() if args.no_witness else WITNESS_MODULES))
     missing = next((name for name in needed if importlib.util.find_spec(name) is None), None)
     if missing is not None:
         print(f"rcs schema diff: needs the compiler ({missing} is missing): {INSTALL_CODEGEN}", file=sys.stderr)
