@@ -152,6 +152,15 @@ def _steered(schema: dict[str, Any], reach: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "allOf": [*schema.get("allOf", []), reach]}
 
 
+def _property_path(pointer: str) -> list[str] | None:
+    """The property names the schema pointer walks (``/properties/a/properties/b``: a, b), or
+    None when it walks anything else."""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+    if not parts or len(parts) % 2 or any(parts[i] != "properties" for i in range(0, len(parts), 2)):
+        return None
+    return parts[1::2]
+
+
 def reaching(pointer: str) -> dict[str, Any] | None:
     """A schema that holds where the instance reaches the place the schema node at ``pointer``
     judges: each property on the way present, each array on the way long enough. Draws of a kind
@@ -333,6 +342,7 @@ class Search:
 
     def __post_init__(self) -> None:
         self._judges = {id(self.old): Judge(self.old), id(self.new): Judge(self.new)}
+        self._smallest: dict[tuple[int, str], Witness] = {}
 
     def judge(self, side: Side) -> Judge:
         """The validators of ``side`` (the old or the new one)."""
@@ -411,6 +421,13 @@ class Search:
         assert uri is not None and other is not None, "a change is found only in a kind both sides have"
         values = self.locals(change, direction, accepting, rejecting, uri, other)
         target = f"{uri}#{change.node}"
+
+        def holds_here(v: Any) -> bool:
+            return accepting.accepts(uri, v) and not rejecting.accepts(other, v)
+
+        placed = self._placed(accepting_side, kind, change.node, values, holds_here)
+        if placed is not None:
+            return Witness(direction, kind, shrink(placed, holds_here), True)
         hosted = False
         for host_kind in self.kinds_hosting(accepting, kind) if values else []:
             host_uri, host_other = accepting.kind_uri(host_kind), rejecting.kind_uri(host_kind)
@@ -445,6 +462,31 @@ class Search:
             reason = f"no valid {accept_name} instance found that the {reject_name} schema rejects"
         return Witness(direction, kind, None, False, reason)
 
+    def _placed(
+        self, side: Side, kind: str, node: str, values: list[Any], holds: Callable[[Any], bool]
+    ) -> Any | None:
+        """The first value set into the smallest valid instance of ``kind`` where the node's
+        properties lead (``/properties/a/properties/b`` -> ``a.b``) that ``holds``: a host built,
+        not drawn, so it does not hang on the generator reaching a rare property."""
+        path = _property_path(node)
+        if not values or path is None:
+            return None
+        smallest = self.instance(side, kind)
+        if not smallest.found or not isinstance(smallest.instance, dict):
+            return None
+        for value in values:
+            candidate = json.loads(json.dumps(smallest.instance))
+            parent = candidate
+            for name in path[:-1]:
+                parent = parent.setdefault(name, {})
+                if not isinstance(parent, dict):
+                    break
+            else:
+                parent[path[-1]] = value
+                if holds(candidate):
+                    return candidate
+        return None
+
     def _whole(self, uri: str, other: str, accepting: Judge, rejecting: Judge) -> Any | None:
         strategy = accepting.strategy(uri)
         if strategy is None:
@@ -457,7 +499,14 @@ class Search:
         return shrink(value, tells) if found else None
 
     def instance(self, side: Side, kind: str) -> Witness:
-        """Any valid instance of ``kind`` on ``side``: the witness for a kind the other side lacks."""
+        """Any valid instance of ``kind`` on ``side``, shrunk: the witness for a kind the other side
+        lacks, and the base a host is built on (once per side and kind)."""
+        key = (id(side), kind)
+        if key not in self._smallest:
+            self._smallest[key] = self._instance(side, kind)
+        return self._smallest[key]
+
+    def _instance(self, side: Side, kind: str) -> Witness:
         judge = self.judge(side)
         direction = BACKWARD if side is self.old else "forward"
         uri = judge.kind_uri(kind)

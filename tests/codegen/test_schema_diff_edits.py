@@ -45,7 +45,8 @@ def test_each_edit_is_classified_and_proved(tmp_path: Path, edit: Edit) -> None:
     write_project(tmp_path, kinds, tables)
     result = diff.run(tmp_path, "HEAD", "backward", witnesses=True)
     found = {(e.direction, e.status) for e in result.entries}
-    assert found == set(edit.expect), (edit.name, [(e.direction, e.status, e.summary) for e in result.entries])
+    reasons = [(e.direction, e.status, e.summary, e.witness.reason if e.witness else "") for e in result.entries]
+    assert found == set(edit.expect), (edit.name, reasons)
     old_kinds, _ = base()
     for entry in result.entries:
         if entry.witness is None or not entry.witness.found:
