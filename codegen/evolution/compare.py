@@ -109,6 +109,27 @@ def _number(value: Any) -> Fraction | None:
     return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
 
 
+def _bound_hints(keyword: str, old: Fraction, new: Fraction) -> tuple[tuple[str, Any], ...]:
+    """Values at and beside both bounds of a moved bound, offered for both directions (candidates
+    only: the witness search judges each), so a bound's witness does not wait on random draws."""
+    points = sorted(
+        {old, new, old - 1, old + 1, new - 1, new + 1, (old + new) / 2, old - Fraction(1, 2), new + Fraction(1, 2)}
+    )
+    values: list[Any] = []
+    for point in points:
+        if keyword.endswith(("imum", "Maximum", "Minimum")):
+            values.append(int(point) if point.denominator == 1 else float(point))
+        elif point >= 0 and point.denominator == 1 and point <= 64:
+            count = int(point)
+            if keyword.endswith("Length"):
+                values.append("a" * count)
+            elif keyword.endswith(("Items", "Contains")):
+                values.append([None] * count)
+            elif keyword.endswith("Properties"):
+                values.append({f"p{index}": None for index in range(count)})
+    return tuple((direction, value) for value in values for direction in (BACKWARD, FORWARD))
+
+
 class _Walk:
     """Walks two schemas side by side, collecting changes."""
 
@@ -234,7 +255,8 @@ class _Walk:
                 tighter = new > old if keyword in LOWER_BOUNDS else new < old
                 verb = "raised" if new > old else "lowered"
                 claims = frozenset({BACKWARD if tighter else FORWARD})
-                self.emit(at, ptr, keyword, claims, f"{keyword} {verb} at {where}: {a[keyword]} -> {b[keyword]}", mode)
+                summary = f"{keyword} {verb} at {where}: {a[keyword]} -> {b[keyword]}"
+                self.emit(at, ptr, keyword, claims, summary, mode, _bound_hints(keyword, old, new))
         old, new = _number(a.get("multipleOf")), _number(b.get("multipleOf"))
         if old != new:
             at = f"{ptr}/multipleOf"
