@@ -19,9 +19,11 @@ is reported as "possibly", with what was searched.
 
 from __future__ import annotations
 
+import importlib
 import json
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -238,6 +240,39 @@ def _strategy(schema: Any | None) -> Any | None:
 
 def _find(strategy: Any, condition: Callable[[Any], bool], examples: int, small: bool = False) -> tuple[bool, Any]:
     """(found, value): the smallest draw of ``strategy`` meeting ``condition``, deterministically."""
+    with _without_local_constants():
+        return _find_plainly(strategy, condition, examples, small)
+
+
+@contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Hypothesis (6.1xx) also draws constants it reads from the source of every loaded module
+    outside site-packages, and keeps them in a process-wide cache: the same search then finds
+    different witnesses in an editable install and a wheel, under pytest and from the CLI. For
+    ``derandomize`` to mean "same inputs, same witness", the search runs with none. Hypothesis
+    offers no setting for this, so its internals are swapped for the call (hypothesis is capped
+    below 6.170.10 in pyproject.toml); if they move, the search still runs, only less stable."""
+    try:
+        providers: Any = importlib.import_module("hypothesis.internal.conjecture.providers")
+        saved = (providers._get_local_constants, providers.CONSTANTS_CACHE)
+        none = providers.Constants(
+            integers=providers.SortedSet(),
+            floats=providers.SortedSet(key=providers.float_to_int),
+            bytes=providers.SortedSet(),
+            strings=providers.SortedSet(),
+        )
+        providers._get_local_constants = lambda: none
+        providers.CONSTANTS_CACHE = providers.LRUCache(1024)
+    except (ImportError, AttributeError, TypeError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        providers._get_local_constants, providers.CONSTANTS_CACHE = saved
+
+
+def _find_plainly(strategy: Any, condition: Callable[[Any], bool], examples: int, small: bool) -> tuple[bool, Any]:
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import HypothesisException
 
@@ -462,9 +497,7 @@ class Search:
             reason = f"no valid {accept_name} instance found that the {reject_name} schema rejects"
         return Witness(direction, kind, None, False, reason)
 
-    def _placed(
-        self, side: Side, kind: str, node: str, values: list[Any], holds: Callable[[Any], bool]
-    ) -> Any | None:
+    def _placed(self, side: Side, kind: str, node: str, values: list[Any], holds: Callable[[Any], bool]) -> Any | None:
         """The first value set into the smallest valid instance of ``kind`` where the node's
         properties lead (``/properties/a/properties/b`` -> ``a.b``) that ``holds``: a host built,
         not drawn, so it does not hang on the generator reaching a rare property."""
