@@ -10,6 +10,8 @@ sequences, strings, numbers, booleans and null. Refused, each with its line:
 * ``.inf``, ``.nan`` and floats too large for a double (not JSON numbers);
 * a raw NEL, LS or PS character (U+0085, U+2028, U+2029): PyYAML folds it like a line break where
   YAML 1.2 keeps it; written as an escape in a double-quoted string it is read exactly;
+* a raw U+FEFF anywhere but the very start (a byte-order mark there is skipped): the two readers
+  below disagree on it; escaped (``"\\ufeff"``) it is read as itself;
 * a lone surrogate escape (``"\\ud83d"``): not a character. An escaped pair (``"\\ud83d\\ude00"``)
   is the one character it encodes, as in JSON (PyYAML alone would keep two halves no UTF-8 can hold).
 
@@ -17,6 +19,14 @@ Plain scalars are resolved by the YAML 1.2 core schema, not PyYAML's YAML 1.1 de
 a number, ``yes``/``on``/``no`` and ``2024-01-01`` are strings, ``012`` is twelve, ``0o17`` and
 ``0x1F`` are integers, ``true``/``false``/``null`` (and their ``True``/``TRUE`` spellings) are what
 they say.
+
+Two readers, one verdict: libyaml scans and parses first when PyYAML has it (its wheels do),
+about ten times faster than PyYAML's Python reader; the composer and constructors above stay the
+Python ones, refusals included. A text libyaml refuses goes to the Python reader, whose verdict
+(and line) stands. The two differ on a few corners of YAML 1.1 syntax (a tab after a plain scalar,
+some flow collections, escaped surrogates): a text either reads is read, and where both read it
+they read the same data (tests/hostile/test_yaml.py). Without libyaml the Python reader alone
+decides (SPEC.md 11.2).
 """
 
 from __future__ import annotations
@@ -133,7 +143,7 @@ def _mapping(loader: _Loader, node: MappingNode) -> dict[str, Any]:
                 None, None, f"a key must be a string, not {shown!s} (quote it)", key_node.start_mark
             )
         key = _text(key_node.value, key_node)
-        if key == "<<" and key_node.style is None:
+        if key == "<<" and not key_node.style:  # plain: None from PyYAML's parser, "" from libyaml's
             raise _Refused(None, None, "merge keys (<<) are not supported: write the keys out", key_node.start_mark)
         if key in first:
             raise _Refused(None, None, f"duplicate key {key!r} (first at line {first[key]})", key_node.start_mark)
@@ -147,6 +157,28 @@ _Loader.add_constructor(INT, _int)
 _Loader.add_constructor(FLOAT, _float)
 _Loader.add_constructor(BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
+_CParser: Any
+try:
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # PyYAML built without libyaml: the Python reader alone
+    _CParser = None
+
+if _CParser is not None:
+
+    class _FastLoader(_CParser, _Loader):  # type: ignore[misc]
+        """The same loader on libyaml's events: only scanning and parsing move to C (about ten times
+        faster); composing, with the refusals above, and constructing stay the Python ones."""
+
+        get_single_node = yaml.composer.Composer.get_single_node
+        get_node = yaml.composer.Composer.get_node
+        check_node = yaml.composer.Composer.check_node
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
 
 # NEL, LS and PS: line breaks to PyYAML (YAML 1.1), ordinary characters to YAML 1.2. Raw, one would
 # be folded into a space inside a quoted string; escaped (\u2028) it is read as itself.
@@ -158,12 +190,31 @@ def load(text: str) -> Any:
     text = text.removeprefix("\ufeff")
     if text.startswith("\ufeff"):  # PyYAML would skip this one too: only one is a byte-order mark
         raise YamlError(1, "a second byte-order mark at the start")
+    mark = text.find("\ufeff")
+    if mark >= 0:  # libyaml skips one at a line's start, PyYAML's Python reader keeps it: write it escaped
+        line = text[:mark].count("\n") + 1
+        raise YamlError(line, "a raw U+FEFF (byte-order mark) inside the text: write it as \\uFEFF")
     odd = _AMBIGUOUS_BREAK.search(text)
     if odd is not None:
         line = text[: odd.start()].count("\n") + 1
         code = ord(odd.group())
         problem = f"a raw U+{code:04X} is a line break to PyYAML but not to YAML 1.2: write it as \\u{code:04X}"
         raise YamlError(line, problem)
+    if _CParser is None:
+        return _python_reading(text)
+    fast = _FastLoader(text)
+    try:
+        return fast.get_single_data()
+    except (yaml.YAMLError, RecursionError):
+        pass
+    finally:
+        fast.dispose()
+    # The Python reader's verdict, with its line: libyaml refuses a few texts it reads (an escaped
+    # surrogate pair, some flow collections).
+    return _python_reading(text)
+
+
+def _python_reading(text: str) -> Any:
     loader: _Loader | None = None
     try:
         loader = _Loader(text)  # the reader checks every character here already

@@ -8,7 +8,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rcs_contracts.base.about import INSTALL_CODEGEN
 from rcs_contracts.base.exit_status import EXIT_INVALID, EXIT_OK, EXIT_USAGE
@@ -30,6 +30,8 @@ DESCRIPTION = (
     "major. Exit status: 0 every version covers its changes, 1 some domain needs a higher version, 2 REF or "
     "the project cannot be read (SPEC.md 2.7)."
 )
+
+STRING_SHOWN = 24  # characters a text report shows of a witness's long string (a lowered maxLength's, say)
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -56,6 +58,17 @@ def _progress(done: int, total: int) -> None:
         print(f"\rrcs schema diff: witnesses {done}/{total}", end=end, file=sys.stderr, flush=True)
 
 
+def _abbreviated(value: Any) -> Any:
+    """``value`` with every string longer than twice ``STRING_SHOWN`` cut to its start and length."""
+    if isinstance(value, str) and len(value) > 2 * STRING_SHOWN:
+        return f"{value[:STRING_SHOWN]}...[{len(value)} characters]"
+    if isinstance(value, list):
+        return [_abbreviated(item) for item in value]
+    if isinstance(value, dict):
+        return {_abbreviated(key): _abbreviated(item) for key, item in value.items()}
+    return value
+
+
 def text(result: Result) -> str:
     """The report as a compiler prints it: one line per change, then the versions, then a summary."""
     lines = []
@@ -67,8 +80,11 @@ def text(result: Result) -> str:
         label = "breaking" if entry.status == "breaking" else "possibly breaking"
         line = f"{head}{label} ({entry.direction}): {entry.summary}"
         if entry.witness is not None and entry.witness.found:
-            instance = json.dumps(entry.witness.instance, ensure_ascii=False, separators=(",", ":"))
+            shown = _abbreviated(entry.witness.instance)
+            instance = json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
             line += f"; witness ({entry.witness.kind}): {instance}"
+            if shown != entry.witness.instance:
+                line += " (long strings shortened; --format json gives them whole)"
         elif entry.witness is not None:
             line += f"; no witness: {entry.witness.reason}"
         elif not entry.table:

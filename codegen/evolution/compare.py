@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -57,7 +57,10 @@ class Change:
     ``pointer`` locates it in ``file`` (the new version's file when both have it); ``node`` is the
     deepest schema both versions have that holds it: a witness is an instance at a place where
     ``node`` applies. ``claims`` are the directions the rules say it breaks (empty: compatible);
-    ``hints`` are values of ``node`` likely to tell the versions apart, by the direction they prove.
+    ``hints`` are values of ``node`` likely to tell the versions apart, by the direction they prove;
+    ``steer`` is a schema the node's values are drawn under first, so that draws reach what changed
+    (``{"required": ["p"]}`` for a property ``p`` added to an open object, which blind draws of the
+    object almost never hold).
     """
 
     file: str
@@ -67,6 +70,7 @@ class Change:
     claims: frozenset[str]
     summary: str
     hints: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    steer: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 def text(value: Any) -> str:
@@ -109,6 +113,12 @@ def _number(value: Any) -> Fraction | None:
     return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
 
 
+# The largest hint values: a string is one value to the witness's shrinker, a long array or object
+# is one member per try, so members stay few.
+HINT_MAX_LENGTH = 1 << 16
+HINT_MAX_MEMBERS = 256
+
+
 def _bound_hints(keyword: str, old: Fraction, new: Fraction) -> tuple[tuple[str, Any], ...]:
     """Values at and beside both bounds of a moved bound, offered for both directions (candidates
     only: the witness search judges each), so a bound's witness does not wait on random draws."""
@@ -119,13 +129,13 @@ def _bound_hints(keyword: str, old: Fraction, new: Fraction) -> tuple[tuple[str,
     for point in points:
         if keyword.endswith(("imum", "Maximum", "Minimum")):
             values.append(int(point) if point.denominator == 1 else float(point))
-        elif point >= 0 and point.denominator == 1 and point <= 64:
+        elif point >= 0 and point.denominator == 1:
             count = int(point)
-            if keyword.endswith("Length"):
+            if keyword.endswith("Length") and count <= HINT_MAX_LENGTH:
                 values.append("a" * count)
-            elif keyword.endswith(("Items", "Contains")):
+            elif keyword.endswith(("Items", "Contains")) and count <= HINT_MAX_MEMBERS:
                 values.append([None] * count)
-            elif keyword.endswith("Properties"):
+            elif keyword.endswith("Properties") and count <= HINT_MAX_MEMBERS:
                 values.append({f"p{index}": None for index in range(count)})
     return tuple((direction, value) for value in values for direction in (BACKWARD, FORWARD))
 
@@ -148,11 +158,13 @@ class _Walk:
         summary: str,
         mode: _Mode,
         hints: tuple[tuple[str, Any], ...] = (),
+        steer: Mapping[str, Any] | None = None,
     ) -> None:
         claims = mode.apply(claims)
         hints = tuple((d, v) for d, v in mode.hints(hints) if d in claims)
-        node = mode.anchor if mode.anchor is not None else node
-        self.found.append(Change(self.file, ptr, node, keyword, claims, summary, hints))
+        if mode.anchor is not None:  # values are then drawn at the anchor, where the steer means nothing
+            node, steer = mode.anchor, None
+        self.found.append(Change(self.file, ptr, node, keyword, claims, summary, hints, steer))
 
     def schema(self, old: Any, new: Any, ptr: str, mode: _Mode) -> None:
         """Every change between ``old`` and ``new``, both at ``ptr``."""
@@ -316,7 +328,7 @@ class _Walk:
             at = f"{ptr}/dependentRequired/{escape(key)}"
             for name in sorted(after - before):
                 summary = f"{where}.{name} now required when {key} is present"
-                self.emit(at, ptr, "dependentRequired", frozenset({BACKWARD}), summary, mode)
+                self.emit(at, ptr, "dependentRequired", frozenset({BACKWARD}), summary, mode, steer={"required": [key]})
             for name in sorted(before - after):
                 summary = f"{where}.{name} no longer required when {key} is present"
                 self.emit(at, ptr, "dependentRequired", frozenset({FORWARD}), summary, mode)
@@ -331,20 +343,22 @@ class _Walk:
                 before = _governing(a, name)
                 if before is False:
                     summary = f"property {name!r} added to {where}, which is closed"
-                    self.emit(at, ptr, "properties", frozenset({FORWARD}), summary, mode)
+                    self.emit(at, ptr, "properties", frozenset({FORWARD}), summary, mode, steer={"required": [name]})
                 elif not _trivial(new_props[name]):
                     claims = frozenset({BACKWARD}) if _trivial(before) else BOTH
-                    self.emit(at, ptr, "properties", claims, f"property {name!r} added to {where}", mode)
+                    summary = f"property {name!r} added to {where}"
+                    self.emit(at, ptr, "properties", claims, summary, mode, steer={"required": [name]})
                 else:
                     self.emit(at, ptr, "properties", NONE, f"property {name!r} added to {where}", mode)
             else:
                 after = _governing(b, name)
                 if after is False:
                     summary = f"property {name!r} removed from {where}, which is closed"
-                    self.emit(at, ptr, "properties", frozenset({BACKWARD}), summary, mode)
+                    self.emit(at, ptr, "properties", frozenset({BACKWARD}), summary, mode, steer={"required": [name]})
                 elif not _trivial(old_props[name]):
                     claims = frozenset({FORWARD}) if _trivial(after) else BOTH
-                    self.emit(at, ptr, "properties", claims, f"property {name!r} removed from {where}", mode)
+                    summary = f"property {name!r} removed from {where}"
+                    self.emit(at, ptr, "properties", claims, summary, mode, steer={"required": [name]})
                 else:
                     self.emit(at, ptr, "properties", NONE, f"property {name!r} removed from {where}", mode)
         old_patterns, new_patterns = a.get("patternProperties", {}), b.get("patternProperties", {})

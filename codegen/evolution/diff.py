@@ -116,7 +116,7 @@ def run(
     new = sides.working(root)
     old = sides.against(root, against)
     found = _collect(old, new)
-    search = Search(old, new, root / EXAMPLES)
+    search = Search(old, new, root / EXAMPLES) if witnesses else None  # compiles both sides' validators
     claims = sum(len(f.change.claims) for f in found if not f.table) if witnesses else 0
     done = 0
     entries: list[Entry] = []
@@ -130,7 +130,7 @@ def run(
             continue
         for direction in sorted(change.claims):
             witness: Witness | None = None
-            if witnesses and not item.table:
+            if search is not None and not item.table:
                 if item.kind_level is not None:
                     witness = search.instance(old if item.kind_level == "removed" else new, item.subject)
                 else:

@@ -428,11 +428,14 @@ class Search:
             return accepting.accepts(uri, value, node) and not rejecting.accepts(other, value, node)
 
         values = [v for d, v in change.hints if d == direction and tells(v)]
-        strategy = accepting.strategy(uri, node)
-        if strategy is not None:
+        steered = [accepting.strategy(uri, node, also=dict(change.steer))] if change.steer else []
+        for strategy in [*steered, accepting.strategy(uri, node)]:  # steered draws first (Change.steer)
+            if strategy is None:
+                continue
             found, value = _find(strategy, tells, LOCAL_EXAMPLES, small=True)
             if found:
                 values.append(value)
+                break
         return values
 
     def kinds_hosting(self, judge: Judge, own: str) -> list[str]:

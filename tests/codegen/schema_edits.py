@@ -297,6 +297,16 @@ EDITS: tuple[Edit, ...] = (
     Edit("else changed", _set(f"{P}/discount/else/type", "boolean"), ((B, BREAKS), (F, BREAKS))),
     Edit("if changed", _set(f"{P}/discount/if/type", "integer"), ((B, BREAKS), (F, MAYBE))),
     # kinds
+    Edit(
+        "property added to an open object",
+        _kinds(lambda kinds: kinds["invoice"]["properties"].update(due={"type": "string"})),
+        BB,
+    ),
+    Edit(
+        "property removed from an open object",
+        _kinds(lambda kinds: kinds["invoice"]["properties"].pop("number")),
+        FB,
+    ),
     Edit("kind removed", _kinds(lambda kinds: kinds.pop("invoice")), BB),
     Edit("kind added", _kinds(lambda kinds: kinds.update(refund={**INVOICE, "$id": "refund.schema.json"})), FB),
     # rule tables

@@ -119,6 +119,26 @@ def test_json_report_is_stable_and_complete(shop: Path) -> None:
     assert (domain["old"], domain["new"], domain["needed"], domain["ok"]) == ("1.0.0", "1.0.0", "major", False)
 
 
+def test_a_long_witness_string_is_shortened_in_text_and_whole_in_json(tmp_path: Path) -> None:
+    """A maxLength lowered from 4000 to 2000: the witness holds a string of 2001 or more characters."""
+    kinds, tables = base()
+    kinds["order"]["properties"]["note"]["maxLength"] = 4000
+    write_project(tmp_path, kinds, tables)
+    _commit(tmp_path)
+    kinds["order"]["properties"]["note"]["maxLength"] = 2000
+    write_project(tmp_path, kinds, tables)
+    done = run_rcs(["schema", "diff", "--against", "HEAD"], cwd=tmp_path)
+    assert done.returncode == 1
+    [line] = [x for x in done.stdout.splitlines() if "maxLength lowered" in x]
+    assert "breaking (backward)" in line and line.endswith("(long strings shortened; --format json gives them whole)")
+    shown = json.loads(line.split("witness (shop/order): ", 1)[1].split(" (long strings", 1)[0])
+    assert shown["note"].endswith(" characters]") and len(line) < 400
+    report = json.loads(run_rcs(["schema", "diff", "--against", "HEAD", "--format", "json"], cwd=tmp_path).stdout)
+    [entry] = [e for e in report["changes"] if "maxLength" in e["summary"]]
+    whole = entry["witness"]["instance"]["note"]
+    assert 2000 < len(whole) <= 4000 and shown["note"] == f"{whole[:24]}...[{len(whole)} characters]"
+
+
 def test_no_witness_classifies_only(shop: Path) -> None:
     done = run_rcs(["schema", "diff", "--against", "HEAD", "--no-witness"], cwd=shop)
     assert done.returncode == 1

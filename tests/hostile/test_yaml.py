@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +73,7 @@ HALF = "is half of a surrogate pair, not a character: write the character itself
         ('a: 1\nb: "x\u2028y"\n', 2, "a raw U+2028 is a line break to PyYAML but not to YAML 1.2: write it as \\u2028"),
         ("a: \x08\n", 1, "the character U+0008 is not allowed in YAML"),
         ("\ufeff\ufeffa: 1\n", 1, "a second byte-order mark at the start"),
+        ('a: 1\nb: "x\ufeffy"\n', 2, "a raw U+FEFF (byte-order mark) inside the text: write it as \\uFEFF"),
         ('a: "\\ud83d"\n', 1, "\\ud83d " + HALF),
         ('a: 1\n"x\\ude00": 2\n', 2, "\\ude00 " + HALF),
         ('a: ["\U0001F600\\ud83d\\ude00\\ud83d"]\n', 1,
@@ -180,3 +183,77 @@ def test_an_integer_beyond_pythons_digit_limit_is_refused(tmp_path: Path) -> Non
     ran = rcs("validate", "--kind", "structured_report", "--claim-policy", "policy.yaml", "a.json", cwd=tmp_path)
     assert ran.status == 2
     assert "line 1: an integer of 5000 digits is too long" in ran.stdout
+
+
+# libyaml (when PyYAML has it) reads first and the Python reader takes what it refuses: where both
+# read a text they must read the same data, and ``load`` must take exactly what either takes.
+_YAML_SYNTAX = st.text(
+    st.sampled_from([*":-[]{},#&*!|>'\"%@`?<=~.+_\\ \n\t\r", *"0123456789aeEnNtTfxyz", "\u00e9", "\ufeff", "\x85"]),
+    max_size=80,
+)
+
+
+_REFUSED = object()
+_REFUSED_RAW = re.compile("[\x85\u2028\u2029\ufeff]")
+
+
+def _same_reading(text: str) -> None:
+    pytest.importorskip("yaml.cyaml")
+    body = text.removeprefix("\ufeff")
+    if _REFUSED_RAW.search(body):  # refused before either reader runs
+        with pytest.raises(yaml_data.YamlError):
+            yaml_data.load(text)
+        return
+    try:
+        fast: Any = yaml_data._FastLoader(body).get_single_data()
+    except Exception:
+        fast = _REFUSED
+    try:
+        pure: Any = yaml_data._Loader(body).get_single_data()
+    except Exception:
+        pure = _REFUSED
+    if fast is not _REFUSED and pure is not _REFUSED:
+        assert json.dumps(fast) == json.dumps(pure)
+    try:
+        loaded: Any = yaml_data.load(text)
+    except yaml_data.YamlError as exc:
+        assert exc.line >= 1 and exc.problem and "\n" not in exc.problem
+        assert fast is _REFUSED and pure is _REFUSED
+        return
+    assert json.dumps(loaded) == json.dumps(fast if fast is not _REFUSED else pure)
+
+
+@given(text=_YAML_SYNTAX)
+@settings(max_examples=1500, deadline=None)
+def test_libyaml_and_the_python_reader_read_alike(text: str) -> None:
+    _same_reading(text)
+
+
+@given(
+    data=JSON_DATA,
+    flow=st.sampled_from([None, True, False]),
+    style=st.sampled_from([None, '"', "'", "|"]),
+    width=st.sampled_from([8, 80]),
+)
+@settings(max_examples=300, deadline=None)
+def test_yaml_dumps_of_json_data_read_the_same_both_ways(
+    data: Any, flow: bool | None, style: str | None, width: int
+) -> None:
+    _same_reading(yaml.safe_dump(data, default_flow_style=flow, default_style=style, width=width, allow_unicode=True))
+
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in _ROOT.rglob("*.yaml") if not {".venv", ".git", "node_modules"} & set(p.parts)),
+    ids=lambda p: str(p.relative_to(_ROOT)),
+)
+def test_every_yaml_file_of_the_project_reads_the_same_both_ways(path: Path) -> None:
+    _same_reading(path.read_text(encoding="utf-8"))
+
+
+def test_a_merge_key_is_refused_on_the_fast_path_too() -> None:
+    with pytest.raises(yaml_data.YamlError, match="merge keys"):
+        yaml_data.load("a: 1\n<<: {b: 2}\n")
