@@ -12,6 +12,19 @@ from rcs_contracts.generated.phase1.config import DROP_CHARACTERS, SENTENCE_TERM
 _DROP = {ord(c): None for c in DROP_CHARACTERS}
 _SPACES = re.compile(r"[ \t]+")
 _TOKEN = regex.compile(TOKEN_PATTERN)  # the `regex` module: Python's re has no \p{M}
+
+
+def _ascii_runs(pattern: str) -> re.Pattern[str] | None:
+    """For a pattern that is one character class repeated (``[...]+``), the same pattern over ASCII
+    text in Python's ``re`` (about three times faster than ``regex``): the class's ASCII characters,
+    found by the pattern itself. None for any other shape of pattern."""
+    if re.fullmatch(r"\[[^\[\]]*\]\+", pattern) is None:
+        return None
+    members = "".join(c for c in map(chr, range(128)) if _TOKEN.fullmatch(c))
+    return re.compile("[" + re.escape(members) + "]+") if members else None
+
+
+_ASCII_TOKEN = _ascii_runs(TOKEN_PATTERN)
 # A sentence ends at a terminator (and any closing quotes or brackets) followed by whitespace.
 _SENTENCE_END = re.compile("[" + re.escape(SENTENCE_TERMINATORS) + "][\"'”’)\\]]*(?=\\s)")
 
@@ -48,7 +61,10 @@ def sentences(text: str) -> list[str]:
 
 def tokens(text: str) -> list[str]:
     """Case-folded Unicode words (R-P1-4) of text already normalised (R-P1-2)."""
-    return _TOKEN.findall(text.casefold())
+    folded = text.casefold()
+    if _ASCII_TOKEN is not None and folded.isascii():
+        return _ASCII_TOKEN.findall(folded)
+    return _TOKEN.findall(folded)
 
 
 def query_tokens(query: str) -> list[str]:

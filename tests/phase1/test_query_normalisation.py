@@ -5,6 +5,8 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rcs_contracts.runtime.phase1.pipeline import ingest_document, retrieve
 
@@ -57,3 +59,23 @@ def test_combining_marks_do_not_split_words() -> None:
     assert tokens("हिन्दी") == ["हिन्दी"]  # [^\W_]+ gave ह, न, द
     assert tokens("İstanbul".casefold()) == ["i̇stanbul"]  # not "i" + "stanbul"
     assert tokens("snake_case x2") == ["snake", "case", "x2"]  # "_" still separates
+
+
+@given(text=st.text(st.characters(codec="utf-8", categories=("L", "M", "N", "P", "S", "Z", "Cc")), max_size=60))
+@settings(max_examples=400, deadline=None)
+def test_ascii_text_is_tokenised_as_the_table_pattern_says(text: str) -> None:
+    """The ASCII fast path (Python's re) gives exactly what the table's pattern gives in `regex`."""
+    import regex
+
+    from rcs_contracts.generated.phase1.config import TOKEN_PATTERN
+    from rcs_contracts.runtime.phase1.text import tokens
+
+    for subject in (text, text.encode("ascii", "ignore").decode("ascii")):
+        assert tokens(subject) == regex.findall(TOKEN_PATTERN, subject.casefold())
+
+
+def test_the_ascii_fast_path_is_taken_for_the_table_pattern() -> None:
+    from rcs_contracts.runtime.phase1 import text
+
+    assert text._ASCII_TOKEN is not None  # the table's pattern is one class repeated
+    assert text._ascii_runs("[\\p{L}]+(?:'[\\p{L}]+)*") is None  # another shape: no fast path
