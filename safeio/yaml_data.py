@@ -7,7 +7,9 @@ sequences, strings, numbers, booleans and null. Refused, each with its line:
   expand into gigabytes ("billion laughs"), and none of them has a JSON meaning;
 * explicit tags (``!!python/object``, ``!!binary``, ``!!set``, even ``!!str``);
 * keys that are not strings (``? [a, b]``, ``1: x``, ``null: x``) and duplicate keys;
-* ``.inf``, ``.nan`` and floats too large for a double (not JSON numbers);
+* ``.inf``, ``.nan`` and floats too large for a double (not JSON numbers), and integers with more
+  decimal digits than Python writes out (``sys.get_int_max_str_digits``), hex and octal ones too;
+* collections nested deeper than 64 levels;
 * a raw NEL, LS or PS character (U+0085, U+2028, U+2029): PyYAML folds it like a line break where
   YAML 1.2 keeps it; written as an escape in a double-quoted string it is read exactly;
 * a raw U+FEFF anywhere but the very start (a byte-order mark there is skipped): the two readers
@@ -51,6 +53,12 @@ class YamlError(ValueError):
         self.problem = problem
 
 
+# Collections inside collections, at most (as for JSON sources, codegen/sources.py). Checked as
+# nodes are composed, so that no reader ever runs near Python's recursion limit: libyaml's events
+# are built in C, and one interrupted there by a RecursionError is never freed.
+MAX_DEPTH = 64
+
+
 class _Refused(yaml.MarkedYAMLError):
     """Raised inside the loader with a mark; turned into a YamlError by ``load``."""
 
@@ -61,6 +69,7 @@ class _Loader(yaml.SafeLoader):
 
     # Start from no implicit resolvers at all (not YAML 1.1's): only those added below apply.
     yaml_implicit_resolvers = {}  # noqa: RUF012 - PyYAML's own class-level registry
+    _depth = 0  # collections open around the node being composed
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event = self.peek_event()  # type: ignore[no-untyped-call]
@@ -74,7 +83,16 @@ class _Loader(yaml.SafeLoader):
         if tag is not None:
             shown = tag.replace("tag:yaml.org,2002:", "!!")
             raise _Refused(None, None, f"tags ({shown}) are not supported: JSON data only", event.start_mark)
-        return super().compose_node(parent, index)
+        if not isinstance(event, yaml.CollectionStartEvent):
+            return super().compose_node(parent, index)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                problem = f"nested deeper than {MAX_DEPTH} levels"
+                raise _Refused(None, None, problem, event.start_mark)  # type: ignore[arg-type]
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 _Loader.add_implicit_resolver(BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
@@ -92,13 +110,20 @@ _Loader.add_implicit_resolver(
 def _int(loader: _Loader, node: ScalarNode) -> int:
     text = node.value
     try:
-        if text.startswith("0o"):
-            return int(text[2:], 8)
-        if text.startswith("0x"):
-            return int(text[2:], 16)
+        if text.startswith(("0o", "0x")):
+            value = int(text[2:], 8 if text[1] == "o" else 16)
+            # Python reads any number of octal or hex digits, but writes (and JSON carries) no more
+            # decimal digits than it reads: such a number could not be written out again.
+            if value.bit_length() > _DECIMAL_BITS:
+                str(value)
+            return value
         return int(text, 10)
     except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
         raise _Refused(None, None, f"an integer of {len(text)} digits is too long", node.start_mark) from None
+
+
+# Integers up to this many bits have fewer decimal digits than any digit limit Python allows (640).
+_DECIMAL_BITS = 2000
 
 
 def _float(loader: _Loader, node: ScalarNode) -> float:
@@ -123,7 +148,7 @@ def _text(value: str, node: Node) -> str:
         lone = next(
             i for i in halves
             if not ("\ud800" <= value[i] <= "\udbff" and "\udc00" <= value[i + 1 : i + 2] <= "\udfff")
-            and not ("\udc00" <= value[i] <= "\udfff" and "\ud800" <= value[i - 1 : i] <= "\udbff" and i - 1 in halves)
+            and not ("\udc00" <= value[i] <= "\udfff" and "\ud800" <= value[i - 1 : i] <= "\udbff")
         )  # the decoder failed, so one exists
         problem = f"\\u{ord(value[lone]):04x} is half of a surrogate pair, not a character: write the character itself"
         raise _Refused(None, None, problem, node.start_mark) from None
@@ -202,6 +227,8 @@ def load(text: str) -> Any:
         raise YamlError(line, problem)
     if _CParser is None:
         return _python_reading(text)
+    if not text.isascii() and _SURROGATE.search(text):  # libyaml's reader takes UTF-8 only
+        return _python_reading(text)  # which refuses the character, with its line
     fast = _FastLoader(text)
     try:
         return fast.get_single_data()
@@ -231,6 +258,9 @@ def _python_reading(text: str) -> Any:
         raise YamlError(1, str(exc).replace("\n", " ")) from None
     except RecursionError:
         raise YamlError(loader.line + 1 if loader is not None else 1, "nested too deeply") from None
+    except ValueError:  # PyYAML's scanner hands an escape beyond U+10FFFF ("\U00110000") to chr()
+        line = loader.line + 1 if loader is not None else 1
+        raise YamlError(line, "an escape beyond U+10FFFF is not a character") from None
     finally:
         if loader is not None:
             loader.dispose()

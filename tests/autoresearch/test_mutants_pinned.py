@@ -597,7 +597,7 @@ def test_deeply_nested_frontmatter_is_refused_by_the_yaml_reader_with_its_line(d
     text = "---\nevaluator: " + "[" * depth + "]" * depth + "\n---\n"
     with pytest.raises(MissionError) as info:
         mission.frontmatter(text, Path("s.md"))
-    assert str(info.value) == "s.md: invalid sandbox frontmatter: line 2: nested too deeply"
+    assert str(info.value) == "s.md: invalid sandbox frontmatter: line 2: nested deeper than 64 levels"
 
 
 def test_a_mission_at_the_repository_root_is_the_directory_dot(tmp_path: Path) -> None:

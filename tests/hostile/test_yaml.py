@@ -73,6 +73,12 @@ HALF = "is half of a surrogate pair, not a character: write the character itself
         ('a: 1\nb: "x\u2028y"\n', 2, "a raw U+2028 is a line break to PyYAML but not to YAML 1.2: write it as \\u2028"),
         ("a: \x08\n", 1, "the character U+0008 is not allowed in YAML"),
         ("\ufeff\ufeffa: 1\n", 1, "a second byte-order mark at the start"),
+        ('a: 1\nb: "\\U0011FFFF"\n', 2, "an escape beyond U+10FFFF is not a character"),
+        ("a: 1\nb: " + "[" * 65 + "]" * 65 + "\n", 2, "nested deeper than 64 levels"),
+        ("a:\n" + "".join("  " * i + "- \n" for i in range(1, 70)), 65, "nested deeper than 64 levels"),
+        ("a: 0x" + "f" * 3600 + "\n", 1, "an integer of 3602 digits is too long"),
+        ("a: 0o" + "7" * 4800 + "\n", 1, "an integer of 4802 digits is too long"),
+        ("a: b\ud800\n", 1, "the character U+D800 is not allowed in YAML"),
         ('a: 1\nb: "x\ufeffy"\n', 2, "a raw U+FEFF (byte-order mark) inside the text: write it as \\uFEFF"),
         ('a: "\\ud83d"\n', 1, "\\ud83d " + HALF),
         ('a: 1\n"x\\ude00": 2\n', 2, "\\ude00 " + HALF),
@@ -107,6 +113,17 @@ def test_refusals_name_their_line(text: str, line: int, problem: str) -> None:
 )
 def test_yaml_1_2_core_schema(text: str, value: Any) -> None:
     assert yaml_data.load(f"k: {text}\n") == {"k": value}
+
+
+def test_a_lone_surrogate_after_many_pairs_is_found_in_one_pass() -> None:
+    # Each half was once looked up in a list of all halves: 1 MiB of pairs took minutes.
+    text = 'a: "' + "\\ud83d\\ude00" * 50_000 + '\\ud83d"\n'
+    with pytest.raises(yaml_data.YamlError, match="ud83d is half of a surrogate pair"):
+        yaml_data.load(text)
+
+
+def test_an_octal_or_hex_integer_python_writes_out_is_read() -> None:
+    assert yaml_data.load("a: 0x" + "f" * 500) == {"a": 16**500 - 1}
 
 
 def test_an_escaped_surrogate_pair_is_the_character_it_encodes() -> None:
