@@ -301,18 +301,22 @@ class _Walk:
             verb = "now" if b.get("uniqueItems") else "no longer"
             self.emit(f"{ptr}/uniqueItems", ptr, "uniqueItems", claims, f"items of {where} {verb} unique", mode)
 
+    def _whole(self, a: dict[str, Any], b: dict[str, Any], ptr: str, where: str, mode: _Mode, keyword: str) -> None:
+        """A keyword compared by its whole value: added narrows, removed widens, changed may do both."""
+        old, new = a.get(keyword), b.get(keyword)
+        if old == new:
+            return
+        at = f"{ptr}/{escape(keyword)}"
+        if old is None:
+            self.emit(at, ptr, keyword, frozenset({BACKWARD}), f"{keyword} {text(new)} added at {where}", mode)
+        elif new is None:
+            self.emit(at, ptr, keyword, frozenset({FORWARD}), f"{keyword} {text(old)} removed at {where}", mode)
+        else:
+            self.emit(at, ptr, keyword, BOTH, f"{keyword} changed at {where}: {text(old)} -> {text(new)}", mode)
+
     def _strings(self, a: dict[str, Any], b: dict[str, Any], ptr: str, where: str, mode: _Mode) -> None:
         for keyword in ("pattern", "format"):
-            old, new = a.get(keyword), b.get(keyword)
-            if old == new:
-                continue
-            at = f"{ptr}/{keyword}"
-            if old is None:
-                self.emit(at, ptr, keyword, frozenset({BACKWARD}), f"{keyword} {text(new)} added at {where}", mode)
-            elif new is None:
-                self.emit(at, ptr, keyword, frozenset({FORWARD}), f"{keyword} {text(old)} removed at {where}", mode)
-            else:
-                self.emit(at, ptr, keyword, BOTH, f"{keyword} changed at {where}: {text(old)} -> {text(new)}", mode)
+            self._whole(a, b, ptr, where, mode, keyword)
 
     def _required(self, a: dict[str, Any], b: dict[str, Any], ptr: str, where: str, mode: _Mode) -> None:
         old, new = set(a.get("required", [])), set(b.get("required", []))
@@ -451,16 +455,7 @@ class _Walk:
 
     def _references(self, a: dict[str, Any], b: dict[str, Any], ptr: str, where: str, mode: _Mode) -> None:
         for keyword in ("$ref", "$dynamicRef"):
-            old, new = a.get(keyword), b.get(keyword)
-            if old == new:
-                continue
-            at = f"{ptr}/{escape(keyword)}"
-            if old is None:
-                self.emit(at, ptr, keyword, frozenset({BACKWARD}), f"{keyword} {text(new)} added at {where}", mode)
-            elif new is None:
-                self.emit(at, ptr, keyword, frozenset({FORWARD}), f"{keyword} {text(old)} removed at {where}", mode)
-            else:
-                self.emit(at, ptr, keyword, BOTH, f"{keyword} changed at {where}: {text(old)} -> {text(new)}", mode)
+            self._whole(a, b, ptr, where, mode, keyword)
         old_defs, new_defs = a.get("$defs", {}), b.get("$defs", {})
         for name in sorted(set(old_defs) | set(new_defs)):
             at = f"{ptr}/$defs/{escape(name)}"
