@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from rcs_contracts.base.sources import SOURCE_MAX_BYTES
 from rcs_contracts.codegen import config
 from rcs_contracts.codegen.diagnostics import CompileError, Diagnostic
 from rcs_contracts.codegen.engine import uri_of
@@ -35,9 +36,6 @@ from rcs_contracts.safeio import files, yaml_data
 SCHEMA_SUFFIX = ".schema.json"
 TABLE_SCHEMA_DIR = "tables"
 ROOT_TABLES = config.ROOT_FILES
-# The most bytes read from one schema or rule table: the compiler's inputs are the project's own
-# files, so this only keeps a FIFO or /dev/zero in schemas/ from hanging the build.
-SOURCE_MAX_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)

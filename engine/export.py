@@ -25,8 +25,10 @@ from typing import Any
 
 import rcs_contracts
 from rcs_contracts.base.about import DISTRIBUTION, VERSION
+from rcs_contracts.base.sources import SOURCE_MAX_BYTES
 from rcs_contracts.generated._catalog import FILES, Entry
 from rcs_contracts.generated._documents import FORMAT_SHAPES
+from rcs_contracts.safeio import files
 
 CATALOG = "catalog.json"
 FORMAT = 1  # the catalog's own layout; a reader refuses a format it does not know
@@ -82,7 +84,7 @@ class Exported:
 
 def _read_checked(source: Path, entry: Entry) -> bytes:
     try:
-        raw = source.read_bytes()
+        raw = files.read_bytes(source, SOURCE_MAX_BYTES, "a schema or rule table")
     except OSError as exc:
         raise ExportError(f"{entry.file}: cannot read: {exc.strerror or exc}") from None
     if hashlib.sha256(raw).hexdigest() != entry.sha256:

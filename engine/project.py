@@ -42,6 +42,11 @@ def package() -> str:
     return _active
 
 
+def root() -> Path | None:
+    """The root of the project in use, or None for rcs's own package (its files are in the package)."""
+    return _active_root
+
+
 def is_rcs() -> bool:
     """Whether the package in use is rcs's own (its domains have their hand-written rules)."""
     return _active == GENERATED_PACKAGE

@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             'Validate JSON artifacts. The kind of each file comes from --kind or from its "$schema" '
             "property (…/<domain>/<name>.schema.json). Artifacts that cite evidence need --evidence. "
+            "Verdicts follow the schemas as last compiled by `rcs codegen`; a warning on stderr names any schema "
+            "or rule table changed since. "
             "Exit status: 0 all valid, 1 any violation, 2 usage error or unreadable input, 3 an internal error on "
             "some file (reported on that file; every other file is still checked)."
         ),
@@ -260,6 +262,12 @@ def _validate(args: argparse.Namespace) -> int:
         from rcs_contracts.runtime.evidence.store import EvidenceStore
 
         loaders = collect.EvidenceLoaders(store=EvidenceStore.from_bundle, policy=load_claim_policy)
+    from rcs_contracts.engine import freshness
+
+    # Verdicts come from the compiled package: say so when the files it was compiled from moved on.
+    changed = freshness.changed_in_use()
+    if changed:
+        print(printable(M.schemas_changed(files=freshness.named(changed))), file=sys.stderr)
     collection = collect.collect(args.paths, args.kind, args.evidence, args.claim_policy, progress, loaders)
     # The status is decided before anything is written, so a closed pipe cannot change it.
     status = exit_status(collection)

@@ -135,3 +135,28 @@ def test_a_missing_or_outside_schemas_folder_is_refused(tmp_path: Path) -> None:
     outside = rcs(["codegen"], tmp_path)
     assert outside.returncode == 1
     assert "pyproject.toml:2: tool.rcs.schemas must be a relative path inside the root" in outside.stderr
+
+
+def test_validate_warns_when_a_schema_changed_since_codegen_and_not_once_it_is_compiled(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    (project / "schemas" / "orders").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
+    schema = project / "schemas/orders/order.schema.json"
+    schema.write_text(json.dumps(ORDER, indent=2), encoding="utf-8")
+    assert rcs(["codegen"], project).returncode == 0
+    (project / "two.json").write_text(json.dumps({"id": "o-1", "qty": 2}), encoding="utf-8")
+    args = ["validate", "--kind", "orders/order", "two.json"]
+    assert rcs(args, project).stderr == ""
+    stricter = json.loads(json.dumps(ORDER))
+    stricter["properties"]["qty"]["minimum"] = 5
+    schema.write_text(json.dumps(stricter, indent=2), encoding="utf-8")
+    # The verdict is still the compiled schema's, and the user is told so.
+    stale = rcs(args, project)
+    assert stale.returncode == 0 and stale.stdout.endswith("1 valid, 0 invalid, 0 violation(s)\n"), stale.stdout
+    assert stale.stderr == (
+        "rcs validate: warning: schemas/orders/order.schema.json changed since the last rcs codegen; "
+        "verdicts follow the schemas as compiled: run rcs codegen\n"
+    )
+    assert rcs(["codegen"], project).returncode == 0
+    fresh = rcs(args, project)
+    assert fresh.returncode == 1 and fresh.stderr == "" and "SchemaViolationError" in fresh.stdout, fresh.stdout
