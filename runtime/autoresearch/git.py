@@ -19,6 +19,7 @@ from pathlib import Path
 
 from rcs_contracts.generated.autoresearch import config as C
 from rcs_contracts.generated.autoresearch import errors as E
+from rcs_contracts.generated.autoresearch import messages as M
 from rcs_contracts.runtime.autoresearch.processes import STOP_REQUESTED
 
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
@@ -66,7 +67,8 @@ def _call(cwd: Path, args: Sequence[str], env: Mapping[str, str] | None = None, 
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-            why = "interrupted" if stopping_at is not None else f"timed out after {C.GIT_TIMEOUT_SECONDS:g}s"
+            seconds = f"{C.GIT_TIMEOUT_SECONDS:g}"
+            why = M.git_interrupted() if stopping_at is not None else M.git_timed_out(seconds=seconds)
             return _Done(-1, "", why)
 
 

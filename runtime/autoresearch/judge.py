@@ -17,6 +17,7 @@ from pydantic import MISSING
 from rcs_contracts.engine import inputs, json_text
 from rcs_contracts.generated._support import RcsError
 from rcs_contracts.generated.autoresearch import config as C
+from rcs_contracts.generated.autoresearch import messages as M
 from rcs_contracts.generated.autoresearch.candidate_schema import Candidate
 from rcs_contracts.generated.autoresearch.evaluation_schema import Evaluation
 from rcs_contracts.generated.autoresearch.evaluator_result_schema import EvaluatorResult
@@ -45,28 +46,30 @@ def read_candidate(path: Path) -> tuple[Candidate | None, str]:
     try:
         return files.read_model(path, CANDIDATE_KIND, Candidate, Input.CANDIDATE), ""
     except FileNotFoundError:
-        return None, f"{path.name} was not written"
+        return None, M.candidate_not_written(file=path.name)
     except OSError as exc:
-        return None, f"{path.name}: {files_io.reason(exc)}"
+        return None, M.candidate_invalid(file=path.name, problem=files_io.reason(exc))
     except RecursionError:
-        return None, f"{path.name}: nested too deeply"
+        return None, M.candidate_invalid(file=path.name, problem=M.nested_too_deeply())
     except RcsError as exc:
         where = f" at {'/'.join(map(str, exc.location))}" if exc.location else ""
-        return None, f"{path.name}: {exc}{where}"
+        return None, M.candidate_invalid(file=path.name, problem=f"{exc}{where}")
 
 
 def inspect(worker: Outcome, candidate_path: Path, worktree: Path, branch: str, kept: str, mission_dir: str) -> Verdict:
     """Classify a finished worker session (autoresearch.md, Candidate artifact; R-AR-4)."""
     if worker.timed_out:
-        return Verdict(CO.WORKER_FAILED, "worker timed out")
+        return Verdict(CO.WORKER_FAILED, M.worker_timed_out())
+    if worker.exit_code is None:
+        return Verdict(CO.WORKER_FAILED, M.worker_killed())
     if worker.exit_code != 0:
-        return Verdict(CO.WORKER_FAILED, f"worker exited with status {worker.exit_code}")
+        return Verdict(CO.WORKER_FAILED, M.worker_exited(status=worker.exit_code))
     candidate, why = read_candidate(candidate_path)
     if candidate is None:
         return Verdict(CO.NO_CANDIDATE, why)
     if git.commit_of(worktree, candidate.base_commit) != kept:
         return Verdict(
-            CO.NO_CANDIDATE, f"stale candidate: base_commit {candidate.base_commit} is not {kept}", candidate
+            CO.NO_CANDIDATE, M.stale_candidate(base=candidate.base_commit, kept=kept), candidate
         )
     dirty = git.dirty_paths(worktree)
     if candidate.status == "abort":
@@ -75,7 +78,7 @@ def inspect(worker: Outcome, candidate_path: Path, worktree: Path, branch: str, 
         return Verdict(CO.NOOP, "", candidate)
     if candidate.status == "interrupted":
         if dirty:
-            return Verdict(CO.INTERRUPTED_DIRTY, f"uncommitted: {_names(dirty)}", candidate)
+            return Verdict(CO.INTERRUPTED_DIRTY, M.interrupted_uncommitted(paths=_names(dirty)), candidate)
         return Verdict(CO.INTERRUPTED_CLEAN, "", candidate)
     return _integrity(candidate, worktree, branch, kept, mission_dir, dirty)
 
@@ -87,24 +90,24 @@ def _integrity(
         return Verdict(CO.INTEGRITY_FAILED, detail, candidate)
 
     if candidate.candidate_commit is None:
-        return failed("status=candidate requires a candidate_commit")
+        return failed(M.no_candidate_commit())
     commit = git.commit_of(worktree, candidate.candidate_commit)
     if commit is None:
-        return failed(f"candidate_commit {candidate.candidate_commit} does not resolve")
+        return failed(M.commit_unresolved(commit=candidate.candidate_commit))
     head = git.commit_of(worktree, "HEAD")
     if commit != head:
-        return failed(f"candidate_commit {commit} is not the worktree HEAD {head}")
+        return failed(M.commit_not_head(commit=commit, head=str(head)))
     if git.branch_of(worktree) != f"refs/heads/{branch}":
-        return failed(f"HEAD is not on the run branch {branch}")
+        return failed(M.off_run_branch(branch=branch))
     if commit == kept:
-        return failed("candidate_commit is the last kept commit: nothing was committed")
+        return failed(M.nothing_committed())
     if not git.is_ancestor(worktree, kept, commit):
-        return failed(f"candidate_commit {commit} does not descend from the last kept commit")
+        return failed(M.not_descendant(commit=commit))
     if dirty:
-        return failed(f"uncommitted edits: {_names(dirty)}")
+        return failed(M.uncommitted_edits(paths=_names(dirty)))
     touched = git.changed_paths(worktree, kept, commit, mission_dir) if mission_dir != "." else []
     if touched:
-        return failed(f"the candidate edits the mission directory: {_names(touched)}")
+        return failed(M.edits_mission(paths=_names(touched)))
     return Verdict(CO.CANDIDATE, "", candidate)
 
 
@@ -118,9 +121,9 @@ def parse_stdout(data: bytes) -> tuple[EvaluatorResult | None, str | None]:
         text = files_io.without_bom(data).decode("utf-8").strip()
         value = json_text.parse(text)
     except (UnicodeDecodeError, ValueError) as exc:
-        return None, f"stdout is not exactly one JSON object ({type(exc).__name__}: {exc})"
+        return None, M.stdout_not_one_object(error=type(exc).__name__, detail=str(exc))
     if not isinstance(value, dict):
-        return None, f"stdout is JSON but not an object ({type(value).__name__})"
+        return None, M.stdout_not_an_object(type=type(value).__name__)
     try:
         return files.parse_model(text, RESULT_KIND, EvaluatorResult), None
     except RcsError as exc:
@@ -156,16 +159,16 @@ def evaluate(
     result: EvaluatorResult | None = None
     error: str | None = None
     if outcome.timed_out:
-        error = f"evaluator timed out after {timeout:g}s"
+        error = M.evaluator_timed_out(seconds=f"{timeout:g}")
     elif outcome.exit_code is None:
-        error = "evaluator was killed by a signal"
+        error = M.evaluator_killed()
     elif outcome.exit_code != 0:
-        error = f"evaluator exited with status {outcome.exit_code}"
+        error = M.evaluator_exited(status=outcome.exit_code)
     else:
         try:
             result, error = parse_stdout(inputs.read_bytes(stdout, Input.EVALUATOR_OUTPUT))
         except OSError as exc:
-            error = f"stdout: {files_io.reason(exc)}"
+            error = M.stdout_unreadable(reason=files_io.reason(exc))
     return files.build(
         Evaluation,
         {

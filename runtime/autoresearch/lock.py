@@ -17,6 +17,7 @@ from pathlib import Path
 from rcs_contracts.generated._support import RcsError
 from rcs_contracts.generated.autoresearch import config as C
 from rcs_contracts.generated.autoresearch import errors as E
+from rcs_contracts.generated.autoresearch import messages as M
 from rcs_contracts.generated.autoresearch.state_schema import ActiveRunPointer
 from rcs_contracts.runtime.autoresearch import files
 
@@ -113,6 +114,6 @@ def acquire(repo: Path, run_id: str, manifest: str, take_over: bool = False) -> 
                     os.replace(temp, path)  # R-AR-2: the owner is provably dead; resume takes its place
                     return Lock(repo, pointer)
                 raise refuse(repo, current) from None
-        raise E.lock_unreadable(path=str(path), detail="it keeps changing")
+        raise E.lock_unreadable(path=str(path), detail=M.lock_keeps_changing())
     finally:
         temp.unlink(missing_ok=True)

@@ -504,10 +504,11 @@ def _consistent(repo: Path, run_id: str, manifest: Manifest) -> None:
     }
     for name, (found, wanted) in expected.items():
         if found != wanted:
-            raise E.manifest_tampered(run_id=run_id, detail=f"{name} is {found!r}, not {wanted!r}")
+            detail = M.manifest_field_differs(name=name, found=repr(found), wanted=repr(wanted))
+            raise E.manifest_tampered(run_id=run_id, detail=detail)
     progress = manifest.in_progress
     if progress is not None and progress.pgid is not None and progress.pgid == os.getpgrp():
-        raise E.manifest_tampered(run_id=run_id, detail="in_progress.pgid is the supervisor's own process group")
+        raise E.manifest_tampered(run_id=run_id, detail=M.manifest_own_group())
 
 
 def resume(repo: Path, run_id: str, codex_args: Sequence[str], say: Print, signals: Signals | None = None) -> Run:
@@ -547,7 +548,7 @@ def resume(repo: Path, run_id: str, codex_args: Sequence[str], say: Print, signa
             if dirty:
                 raise E.worktree_dirty(run_id=run_id, paths=", ".join(dirty[:10]), worktree=str(worktree))
             if git.head(worktree) != manifest.last_kept_commit:
-                run.restore(manifest.iterations_done, "moved before resume")
+                run.restore(manifest.iterations_done, M.moved_before_resume())
         lane.write_excludes(worktree)
         run.write_results()
         run.update(status="running", stop_reason=None, codex_argv=argv)

@@ -21,7 +21,7 @@ def binary() -> str:
     name = os.environ.get(C.CODEX_BINARY_ENV) or C.CODEX_BINARY
     found = shutil.which(name)
     if found is None:
-        raise E.worker_not_found(binary=name, detail="not found or not executable")
+        raise E.worker_not_found(binary=name, detail=M.not_executable())
     interpreter = missing_interpreter(found)
     if interpreter is not None:
         raise E.worker_interpreter_missing(binary=found, interpreter=interpreter)

@@ -19,6 +19,7 @@ in this order (all optional):
   ready      path           touch this file (tests wait for it)
   signal     name           send this signal to the supervisor (our parent), then keep going
   sleep      seconds        sleep (a hang, for timeouts and signals)
+  die        name           end by this signal, sent to itself (a worker killed by a signal)
   exit       code           exit status (default 0)
 
 It also records its argv and stdin in $FAKE_CODEX_LOG/<iteration>.json when that is set.
@@ -101,6 +102,8 @@ def main() -> int:
         os.kill(os.getppid(), getattr(signal, step["signal"]))
     if "sleep" in step:
         time.sleep(step["sleep"])
+    if "die" in step:
+        os.kill(os.getpid(), getattr(signal, step["die"]))
     return int(step.get("exit", 0))
 
 

@@ -35,6 +35,15 @@ def test_worker_nonzero_exit(lab: Lab) -> None:
     at_kept_and_clean(lab)
 
 
+def test_worker_killed_by_a_signal(lab: Lab) -> None:
+    lab.set_plan({"1": {**score_step(3), "die": "SIGKILL"}})
+    assert lab.rcs("--max-iterations", "1", "mission").returncode == 0
+    assert lab.ledger()[1]["decision"] == "error"
+    assert lab.ledger()[1]["reason"] == "worker failed: worker was killed by a signal"
+    assert lab.ledger()[1]["worker_exit"] is None
+    at_kept_and_clean(lab)
+
+
 def test_missing_invalid_and_stale_candidates(lab: Lab) -> None:
     lab.set_plan({
         "1": score_step(3),
