@@ -66,6 +66,9 @@ def run(root: Path, check: bool, quiet: bool = False) -> int:
 
     try:
         project = sources.load(root)
+        for folder in () if quiet else project.skipped:
+            note = f"rcs codegen: {printable(folder)}/ skipped: a folder whose name starts with _ is not a domain"
+            print(note, file=sys.stderr)
         # Every stamp matching means these exact inputs, with this exact compiler, already passed
         # lint and rendered to what is on disk: nothing to lint or render again.
         if write.is_fresh(project.root, render.plan(project)):

@@ -53,11 +53,19 @@ class Settings:
         return repr((self.house_style, sorted(self.annotations), self.resources, self.package))
 
 
+_RCS_HEADER = re.compile(r"\s*\[\s*tool\s*\.\s*rcs\s*[\].]")
+
+
 def _line(text: str, needle: str) -> int:
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip().startswith(needle):
+    """The line of the setting ``needle`` (a key, or a quoted resource prefix, which an inline table
+    holds mid-line), looked for from the ``[tool.rcs]`` header on, so another tool's key of the
+    same name is not taken for it; the header's line when it is not found."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if _RCS_HEADER.match(line)), 0)
+    for number, line in enumerate(lines[start:], start + 1):
+        if line.strip().startswith(needle) or (needle.startswith('"') and needle in line):
             return number
-    return 1
+    return start + 1
 
 
 def load(root: Path, writing: bool = True) -> Settings:

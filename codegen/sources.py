@@ -127,6 +127,9 @@ class Project:
     table_schemas: tuple[SourceFile, ...]
     settings: config.Settings = field(default_factory=config.Settings)
     resources: tuple[Resource, ...] = ()
+    # Folders of the schemas folder whose name starts with "_" and that hold schemas or tables:
+    # not domains (a place for drafts), and said so by ``rcs codegen``, never skipped silently.
+    skipped: tuple[str, ...] = ()
 
     @property
     def all_schemas(self) -> tuple[SourceFile, ...]:
@@ -278,6 +281,11 @@ def _resources(root: Path, settings: config.Settings, problems: list[Diagnostic]
     return sorted(found, key=lambda r: r.uri)
 
 
+def _holds_inputs(folder: Path) -> bool:
+    """Whether ``folder`` holds a schema or a rule table, as a domain folder would."""
+    return any(folder.glob("*" + SCHEMA_SUFFIX)) or any(folder.glob("*.yaml"))
+
+
 def load(root: Path, writing: bool = True) -> Project:
     """Read every input under ``root``; raise CompileError with all load problems found.
     ``writing``: see ``config.load``."""
@@ -302,7 +310,10 @@ def load(root: Path, writing: bool = True) -> Project:
         kind = files.kind_of(odd)
         if kind in ("loop", "dangling", "unreadable"):  # it may have been a domain: never skip it silently
             problems.append(Diagnostic(f"{folder}/{odd.name}", 0, f"cannot read: {_described(odd, kind)}"))
+    skipped: list[str] = []
     for domain_dir in sorted(p for p in schemas_dir.iterdir() if p.is_dir()):
+        if domain_dir.name.startswith("_") and _holds_inputs(domain_dir):
+            skipped.append(f"{folder}/{domain_dir.name}")
         if domain_dir.name == TABLE_SCHEMA_DIR or domain_dir.name.startswith((".", "_")):
             continue
         schemas, _ = domains.setdefault(domain_dir.name, ([], []))
@@ -348,4 +359,5 @@ def load(root: Path, writing: bool = True) -> Project:
         table_schemas=tuple(table_schemas),
         settings=settings,
         resources=tuple(resources),
+        skipped=tuple(skipped),
     )

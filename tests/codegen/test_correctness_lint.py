@@ -192,6 +192,8 @@ def test_house_style_is_on_by_default_and_only_house_style_switches_off(
         ("annotations = [1]\n", "pyproject.toml:2: tool.rcs.annotations must be a list of names"),
         ('[tool.rcs.resources]\n"https://x.org/" = "nope"\n', "pyproject.toml:3: resources: 'nope' is not a directory"),
         ("house-style = \n", "pyproject.toml:2: invalid TOML"),
+        # An inline table holds the prefix mid-line.
+        ('house-style = false\nresources = { "https://x.org/" = "nope" }\n', "pyproject.toml:3: resources: 'nope'"),
     ],
 )
 def test_bad_settings_are_refused_with_their_line(
@@ -200,6 +202,16 @@ def test_bad_settings_are_refused_with_their_line(
     root = user_project(tmp_path, {"item": True}, settings)
     [error] = errors_of(root, capsys)
     assert error.startswith(message), error
+
+
+def test_a_setting_is_placed_on_its_own_line_not_another_tools_key_of_that_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = user_project(tmp_path, {"item": True})
+    text = '[tool.other]\npackage = "fine"\n\n[tool.rcs]\nhouse-style = false\npackage = "not a name"\n'
+    (root / "pyproject.toml").write_text(text)
+    [error] = errors_of(root, capsys)
+    assert error.startswith("pyproject.toml:6: tool.rcs.package must be a dotted import name"), error
 
 
 def test_resources_serve_referenced_documents_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

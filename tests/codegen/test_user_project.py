@@ -160,3 +160,23 @@ def test_validate_warns_when_a_schema_changed_since_codegen_and_not_once_it_is_c
     assert rcs(["codegen"], project).returncode == 0
     fresh = rcs(args, project)
     assert fresh.returncode == 1 and fresh.stderr == "" and "SchemaViolationError" in fresh.stdout, fresh.stdout
+
+
+def test_a_folder_starting_with_an_underscore_is_not_a_domain_and_codegen_says_so(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    for folder in ("orders", "_drafts", ".hidden", "_empty"):
+        (project / "schemas" / folder).mkdir(parents=True)
+    (project / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
+    (project / "schemas/orders/order.schema.json").write_text(json.dumps(ORDER), encoding="utf-8")
+    draft = {**ORDER, "$id": "draft.schema.json", "title": "Draft"}
+    (project / "schemas/_drafts/draft.schema.json").write_text(json.dumps(draft), encoding="utf-8")
+    (project / "schemas/.hidden/hidden.schema.json").write_text(json.dumps(draft), encoding="utf-8")
+    (project / "schemas/_empty/notes.txt").write_text("not an input", encoding="utf-8")
+    compiled = rcs(["codegen"], project)
+    assert compiled.returncode == 0, compiled.stderr
+    note = "rcs codegen: schemas/_drafts/ skipped: a folder whose name starts with _ is not a domain\n"
+    assert compiled.stderr == note
+    kinds = (project / "acme/contracts/kinds.py").read_text(encoding="utf-8")
+    assert '"orders/order"' in kinds and "draft" not in kinds and "hidden" not in kinds
+    quiet = rcs(["codegen", "-q", "--check"], project)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
