@@ -10,17 +10,12 @@ table. Found by mutation testing: the CLI tests in test_web.py see only the stop
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -28,6 +23,7 @@ import yaml
 
 from rcs_contracts.generated.research.errors import InvalidInputError, SandboxViolationError, ToolResultError
 from rcs_contracts.runtime.research.tools.web import TRANSPORT_TIMEOUT_S, WebTool
+from tests.research.search_server import Handler, Responder, SearchServer, send_bytes, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas" / "research"
@@ -50,76 +46,19 @@ ITEMS = [
 GOOD = json.dumps({"results": RESULTS}).encode("utf-8")
 
 
-@dataclass
-class Request:
-    path: str
-    query: dict[str, list[str]]
-    headers: Message
-
-
-Responder = Callable[["Handler"], None]
-
-
-@dataclass
-class Server:
-    respond: Responder = field(default=lambda h: send(h, GOOD))
-    seen: list[Request] = field(default_factory=list)
-    httpd: ThreadingHTTPServer | None = None
-
-    @property
-    def url(self) -> str:
-        assert self.httpd is not None
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-
-class Handler(BaseHTTPRequestHandler):
-    state: Server  # set on the subclass made for each server
-    protocol_version = "HTTP/1.1"
-
-    def handle(self) -> None:
-        # The tool may hang up early (it refused the answer): expected.
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            super().handle()
-
-    def do_GET(self) -> None:
-        parts = urlsplit(self.path)
-        self.state.seen.append(Request(parts.path, parse_qs(parts.query, keep_blank_values=True), self.headers))
-        self.state.respond(self)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-def send(handler: BaseHTTPRequestHandler, body: bytes, status: int = 200, **headers: str) -> None:
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    for name, value in headers.items():
-        handler.send_header(name.replace("_", "-"), value)
-    handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
-
-
 @pytest.fixture(scope="module")
-def running() -> Iterator[Server]:
-    state = Server()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("BoundHandler", (Handler,), {"state": state}))
-    httpd.daemon_threads = True
-    state.httpd = httpd
-    thread = threading.Thread(target=httpd.serve_forever, name="web-pinned-server", daemon=True)
-    thread.start()
+def running() -> Iterator[SearchServer]:
+    state = start_server()
     try:
         yield state
     finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
+        stop_server(state)
 
 
 @pytest.fixture
-def server(running: Server) -> Server:
+def server(running: SearchServer) -> SearchServer:
     """The module's server, answering GOOD and with no request seen yet."""
-    running.respond = lambda h: send(h, GOOD)
+    running.respond = lambda h: send_bytes(h, GOOD)
     running.seen.clear()
     return running
 
@@ -138,7 +77,7 @@ def test_transport_timeout_is_the_longest_per_call_timeout_in_seconds_plus_one()
 
 
 def test_client_uses_the_transport_timeout_and_follows_no_redirect(
-    server: Server, monkeypatch: pytest.MonkeyPatch
+    server: SearchServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made: list[dict[str, Any]] = []
     real = httpx.Client
@@ -183,7 +122,7 @@ def test_endpoint_that_is_not_http_or_https_is_refused(endpoint: str) -> None:
     ("suffix", "path"),
     [("", "/search"), ("/", "/search"), ("/search", "/search"), ("/X", "/X/search"), ("/searX/", "/searX/search")],
 )
-def test_request_path_under_the_endpoint(server: Server, suffix: str, path: str) -> None:
+def test_request_path_under_the_endpoint(server: SearchServer, suffix: str, path: str) -> None:
     assert WebTool(server.url + suffix).search("BM25 term frequency", 5) == ITEMS
     assert [(r.path, r.query) for r in server.seen] == [(path, {"q": ["BM25 term frequency"], "format": ["json"]})]
 
@@ -191,7 +130,7 @@ def test_request_path_under_the_endpoint(server: Server, suffix: str, path: str)
 # --- no compression -------------------------------------------------------------------------------------
 
 
-def test_request_asks_for_no_compression(server: Server) -> None:
+def test_request_asks_for_no_compression(server: SearchServer) -> None:
     WebTool(server.url).search("BM25", 5)
     (request,) = server.seen
     assert request.headers.get_all("Accept-Encoding") == ["identity"]
@@ -199,8 +138,8 @@ def test_request_asks_for_no_compression(server: Server) -> None:
 
 
 @pytest.mark.parametrize(("sent", "named"), [("gzip", "gzip"), (" GZip ", "gzip"), ("deflate", "deflate")])
-def test_compressed_answer_is_refused(server: Server, sent: str, named: str) -> None:
-    server.respond = lambda h: send(h, gzip.compress(GOOD), Content_Encoding=sent)
+def test_compressed_answer_is_refused(server: SearchServer, sent: str, named: str) -> None:
+    server.respond = lambda h: send_bytes(h, gzip.compress(GOOD), Content_Encoding=sent)
     with pytest.raises(ToolResultError) as caught:
         WebTool(server.url).search("BM25", 5)
     assert str(caught.value) == tool_result_invalid(f"a compressed answer ({named}) was not asked for")
@@ -211,8 +150,8 @@ def test_compressed_answer_is_refused(server: Server, sent: str, named: str) -> 
 
 
 @pytest.mark.parametrize("sent", ["identity", " Identity ", ""])
-def test_identity_encoding_is_read(server: Server, sent: str) -> None:
-    server.respond = lambda h: send(h, GOOD, Content_Encoding=sent)
+def test_identity_encoding_is_read(server: SearchServer, sent: str) -> None:
+    server.respond = lambda h: send_bytes(h, GOOD, Content_Encoding=sent)
     assert WebTool(server.url).search("BM25", 5) == ITEMS
 
 
@@ -222,14 +161,14 @@ def test_identity_encoding_is_read(server: Server, sent: str) -> None:
 def redirect(target: str) -> Responder:
     def respond(handler: Handler) -> None:
         if urlsplit(handler.path).path == "/search":
-            send(handler, b"", 302, Location=target)
+            send_bytes(handler, b"", 302, Location=target)
         else:
-            send(handler, GOOD)
+            send_bytes(handler, GOOD)
 
     return respond
 
 
-def test_redirect_on_the_same_origin_is_not_followed(server: Server) -> None:
+def test_redirect_on_the_same_origin_is_not_followed(server: SearchServer) -> None:
     server.respond = redirect(server.url + "/elsewhere?q=x&format=json")
     with pytest.raises(SandboxViolationError) as caught:
         WebTool(server.url).search("BM25", 5)
@@ -239,7 +178,7 @@ def test_redirect_on_the_same_origin_is_not_followed(server: Server) -> None:
     assert [r.path for r in server.seen] == ["/search"]
 
 
-def test_redirect_to_another_host_names_it(server: Server) -> None:
+def test_redirect_to_another_host_names_it(server: SearchServer) -> None:
     port = urlsplit(server.url).port
     server.respond = redirect(f"http://localhost:{port}/elsewhere")
     with pytest.raises(SandboxViolationError) as caught:
@@ -248,7 +187,7 @@ def test_redirect_to_another_host_names_it(server: Server) -> None:
     assert [r.path for r in server.seen] == ["/search"]
 
 
-def test_redirect_to_a_location_that_is_no_url_names_the_location(server: Server) -> None:
+def test_redirect_to_a_location_that_is_no_url_names_the_location(server: SearchServer) -> None:
     server.respond = redirect("ftp://files.example/x")
     with pytest.raises(SandboxViolationError) as caught:
         WebTool(server.url).search("BM25", 5)
@@ -258,24 +197,24 @@ def test_redirect_to_a_location_that_is_no_url_names_the_location(server: Server
 # --- answers that are not search results ----------------------------------------------------------------
 
 
-def test_an_http_error_status_is_named(server: Server) -> None:
-    server.respond = lambda h: send(h, GOOD, 503)
+def test_an_http_error_status_is_named(server: SearchServer) -> None:
+    server.respond = lambda h: send_bytes(h, GOOD, 503)
     with pytest.raises(ToolResultError) as caught:
         WebTool(server.url).search("BM25", 5)
     assert str(caught.value) == "the web tool got an answer it cannot read: HTTP status 503"
 
 
-def test_a_result_that_is_not_an_object_is_named(server: Server) -> None:
-    server.respond = lambda h: send(h, json.dumps({"results": [RESULTS[0], 7]}).encode("utf-8"))
+def test_a_result_that_is_not_an_object_is_named(server: SearchServer) -> None:
+    server.respond = lambda h: send_bytes(h, json.dumps({"results": [RESULTS[0], 7]}).encode("utf-8"))
     with pytest.raises(ToolResultError) as caught:
         WebTool(server.url).search("BM25", 5)
     assert str(caught.value) == "the web tool got an answer it cannot read: a result is not an object"
 
 
 @pytest.mark.parametrize("body", [b'{"results": [', b"[" * 10_000 + b"]" * 10_000, b'{"n": 1e999}'])
-def test_an_answer_that_is_not_json_names_the_readers_error_class(server: Server, body: bytes) -> None:
+def test_an_answer_that_is_not_json_names_the_readers_error_class(server: SearchServer, body: bytes) -> None:
     # Truncated, nested past the reader's depth, a number that overflows: the reader's one error class.
-    server.respond = lambda h: send(h, body)
+    server.respond = lambda h: send_bytes(h, body)
     with pytest.raises(ToolResultError) as caught:
         WebTool(server.url).search("BM25", 5)
     assert str(caught.value) == "the web tool got an answer it cannot read: not JSON (JsonTextError)"
