@@ -17,6 +17,7 @@ import base64
 import binascii
 import bisect
 import re
+import string
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
@@ -211,11 +212,14 @@ _SEPARATOR = re.compile(_SEPARATORS, re.ASCII)
 _LATIN = re.compile(r"[a-z]", re.ASCII | re.IGNORECASE)
 # A leetspeak token: a run of token characters with a core, a digit or symbol between letters
 # ("pr3v10u5"), and a letter past f, so hexadecimal ids and plain names like "bm25" do not count.
-_TOKEN = "[a-z0-9@$+!]"
-_CORE = "[a-z][0-9@$+!]+[a-z]"
+# The symbols leetspeak reads as letters come from the table ("@$+!" today); digits are all read.
+_SYMBOLS = "".join(c for c in LEET[0] if not c.isalnum())
+_INNER = f"[0-9{re.escape(_SYMBOLS)}]"
+_TOKEN = f"[a-z{_INNER[1:]}"
+_CORE = f"[a-z]{_INNER}+[a-z]"
 _NOT_HEX = re.compile(r"[g-z]", re.ASCII)
 # Some token holds a core and a letter past f: before the core, after it, or as one of its letters.
-_LEET_GATE = f"[g-z]{_TOKEN}*{_CORE}|{_CORE}{_TOKEN}*[g-z]|[g-z][0-9@$+!]+[a-z]|[a-z][0-9@$+!]+[g-z]"
+_LEET_GATE = f"[g-z]{_TOKEN}*{_CORE}|{_CORE}{_TOKEN}*[g-z]|[g-z]{_INNER}+[a-z]|[a-z]{_INNER}+[g-z]"
 
 
 # A superset of a letter run of SPACED_MIN_LETTERS letters or more (the first letter standing alone,
@@ -256,7 +260,7 @@ def _leet_tokens(text: str) -> int:
 # "!" (a bare class, which re scans in C), then a run's closing "!"s dropped when a token character
 # follows them (a test checks the two agree).
 _MARK_RUN = re.compile(f"[{re.escape(SENTENCE_ENDS)}]+")
-_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789@$+!")
+_TOKEN_CHARS = frozenset(string.ascii_lowercase + string.digits + _SYMBOLS)
 
 
 def _leet_breaks(text: str) -> list[tuple[int, int]]:
