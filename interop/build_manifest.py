@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from the checkout
 
 from rcs_contracts.engine import validation  # noqa: E402
 from rcs_contracts.generated.kinds import KINDS  # noqa: E402
+from rcs_contracts.safeio import files  # noqa: E402
 
 OUT = ROOT / "interop" / "manifest.json"
 VECTORS = ROOT / "interop" / "vectors.json"
@@ -229,7 +230,7 @@ def main(argv: list[str]) -> int:
             print(f"{path.relative_to(ROOT)} is stale: run python interop/build_manifest.py", file=sys.stderr)
         return 1 if stale else 0
     for path, text in outputs.items():
-        path.write_text(text, encoding="utf-8")
+        files.write_text(path, text)  # atomically: a stopped run leaves the old file, never half a new one
     return 0
 
 

@@ -25,6 +25,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from rcs_contracts.safeio import files
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT = Path(__file__).with_name("evidence_cases.json")
 EXAMPLES = ROOT / "examples" / "evidence"
@@ -279,7 +281,7 @@ def main() -> int:
             print(f"{OUT.relative_to(ROOT)} is stale: run python tests/corpus/build_corpus.py", file=sys.stderr)
             return 1
         return 0
-    OUT.write_text(text, encoding="utf-8")
+    files.write_text(OUT, text)  # atomically: a stopped run leaves the old file, never half a new one
     data = json.loads(text)
     print(f"{len(data)} cases ({sum(c['valid'] for c in data)} valid) -> {OUT.relative_to(ROOT)}")
     return 0
