@@ -28,6 +28,8 @@ from typing import Any
 from rcs_contracts.base import pyproject
 from rcs_contracts.base.about import DISTRIBUTION, PACKAGE
 from rcs_contracts.codegen.diagnostics import CompileError, Diagnostic
+from rcs_contracts.codegen.setting_lines import find, header_line, prefix_line
+from rcs_contracts.codegen.setting_lines import line_of as _line
 from rcs_contracts.safeio import files
 
 FILE = pyproject.FILE
@@ -53,21 +55,6 @@ class Settings:
         return repr((self.house_style, sorted(self.annotations), self.resources, self.package))
 
 
-_RCS_HEADER = re.compile(r"\s*\[\s*tool\s*\.\s*rcs\s*[\].]")
-
-
-def _line(text: str, needle: str) -> int:
-    """The line of the setting ``needle`` (a key, or a quoted resource prefix, which an inline table
-    holds mid-line), looked for from the ``[tool.rcs]`` header on, so another tool's key of the
-    same name is not taken for it; the header's line when it is not found."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if _RCS_HEADER.match(line)), 0)
-    for number, line in enumerate(lines[start:], start + 1):
-        if line.strip().startswith(needle) or (needle.startswith('"') and needle in line):
-            return number
-    return start + 1
-
-
 def load(root: Path, writing: bool = True) -> Settings:
     """The settings of the project at ``root`` (defaults when it has no ``[tool.rcs]``).
 
@@ -88,7 +75,7 @@ def load(root: Path, writing: bool = True) -> Settings:
     try:
         table: dict[str, Any] = pyproject.rcs_table(data) or {}
     except pyproject.ConfigShapeError as exc:
-        raise CompileError([Diagnostic(FILE, _line(text, "tool"), str(exc))]) from None
+        raise CompileError([Diagnostic(FILE, header_line(text), str(exc))]) from None
     problems: list[Diagnostic] = []
     for key in sorted(set(table) - _KEYS):
         problems.append(Diagnostic(FILE, _line(text, key), f"unknown setting tool.rcs.{key} (known: {sorted(_KEYS)})"))
@@ -105,7 +92,7 @@ def load(root: Path, writing: bool = True) -> Settings:
         problems.append(Diagnostic(FILE, _line(text, "resources"), "tool.rcs.resources must be a table"))
     else:
         for prefix, directory in sorted(resources.items()):
-            where = _line(text, f'"{prefix}"')
+            where = prefix_line(text, prefix)
             if not _inside(directory) or not (root / directory).is_dir():
                 problems.append(Diagnostic(FILE, where, f"resources: {directory!r} is not a directory under the root"))
             elif not prefix.endswith("/") or ":" not in prefix:
@@ -124,7 +111,9 @@ def load(root: Path, writing: bool = True) -> Settings:
         problems.extend(_apart(places, [d for _, d in pairs], text))
     package = table.get("package", pyproject.default_package(places["generated"]))
     if not isinstance(package, str) or not pyproject.PACKAGE_NAME.fullmatch(package):
-        problems.append(Diagnostic(FILE, _line(text, "package"), "tool.rcs.package must be a dotted import name"))
+        # Not given, the package is the generated folder dotted: the error is that setting's.
+        where = find(text, "package") or _line(text, "generated")
+        problems.append(Diagnostic(FILE, where, "tool.rcs.package must be a dotted import name"))
         package = "generated"
     elif writing:
         problems.extend(_importable(root, data, package, places["generated"], text))
@@ -168,7 +157,7 @@ def _apart(places: dict[str, str], resources: list[str], text: str) -> list[Diag
 def _importable(root: Path, data: Any, package: str, generated: str, text: str) -> list[Diagnostic]:
     """The package must be the generated folder as imported from the root, and not a name that
     Python or rcs already answers to (the project's kinds would silently not be the ones read)."""
-    where = _line(text, "package") if "package" in text else _line(text, "generated")
+    where = find(text, "package") or _line(text, "generated")
     as_folder = (root / Path(*package.split("."))).resolve()
     if as_folder != (root / generated).resolve():
         message = f"tool.rcs.package {package!r} must name the generated folder {generated!r} as imported from the root"

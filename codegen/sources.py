@@ -282,8 +282,12 @@ def _resources(root: Path, settings: config.Settings, problems: list[Diagnostic]
 
 
 def _holds_inputs(folder: Path) -> bool:
-    """Whether ``folder`` holds a schema or a rule table, as a domain folder would."""
-    return any(folder.glob("*" + SCHEMA_SUFFIX)) or any(folder.glob("*.yaml"))
+    """Whether ``folder`` holds a schema or a rule table, as a domain folder would (one it cannot
+    list may: it is named too)."""
+    try:
+        return any(p.name.endswith((SCHEMA_SUFFIX, ".yaml")) and p.is_file() for p in folder.iterdir())
+    except OSError:
+        return True
 
 
 def load(root: Path, writing: bool = True) -> Project:

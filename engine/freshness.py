@@ -2,8 +2,8 @@
 
 ``rcs validate`` judges by the compiled package (its models and schema documents), not by the files
 under ``schemas/``: a schema edited after the last ``rcs codegen`` would otherwise be a check that
-silently did not happen. The package's ``_catalog`` lists every file the compiler read with the
-sha256 of its bytes; ``changed()`` names those whose bytes are now different, missing or unreadable,
+silently did not happen. The package's ``_catalog`` lists the schemas and rule tables the compiler
+read with the sha256 of their bytes (not pyproject.toml nor resources: SPEC.md 6); ``changed()`` names those whose bytes are now different, missing or unreadable,
 and validate warns (SPEC.md 6). A file added since is not in the catalog: a document naming its
 kind is refused as an unknown kind already.
 """
@@ -51,13 +51,29 @@ def named(stale: Sequence[str], shown: int = 3) -> str:
     return listed if len(stale) <= shown else f"{listed} and {len(stale) - shown} more"
 
 
-def changed_in_use() -> list[str]:
-    """``changed()`` for the package in use: rcs's own (its files ship inside it) or a project's."""
+def changed_in_use() -> tuple[Path, list[str]]:
+    """Where the package in use was compiled (the folder ``rcs codegen`` ran in), and ``changed()``
+    for it: rcs's own files ship inside the package (in a checkout, links to the project's), a
+    project's lie under its root. A catalog that cannot be imported (a merge conflict, a hand
+    edit) is itself named: the package no longer says what it was compiled from."""
     from rcs_contracts.engine.export import home
 
-    try:
-        catalog = project.module("_catalog")
-    except ImportError:  # a project compiled before catalogs existed: nothing to compare with
-        return []
     root = project.root()
-    return changed(home() if root is None else root, catalog.FILES)
+    folder = home() if root is None else root
+    shown = (folder / "schemas").resolve().parent if root is None else root
+    name = f"{project.package()}._catalog"
+    try:
+        entries = project.module("_catalog").FILES
+    except ModuleNotFoundError as exc:
+        if exc.name == name:  # compiled before catalogs existed: nothing to compare with
+            return shown, []
+        return shown, [_catalog_file(folder, name)]
+    except Exception:
+        return shown, [_catalog_file(folder, name)]
+    return shown, changed(folder, entries)
+
+
+def _catalog_file(folder: Path, name: str) -> str:
+    """The catalog module's file, from the root when the package lies under it."""
+    module_file = Path(*name.split(".")).with_suffix(".py")
+    return module_file.as_posix() if (folder / module_file).exists() else name

@@ -265,9 +265,9 @@ def _validate(args: argparse.Namespace) -> int:
     from rcs_contracts.engine import freshness
 
     # Verdicts come from the compiled package: say so when the files it was compiled from moved on.
-    changed = freshness.changed_in_use()
+    compiled_in, changed = freshness.changed_in_use()
     if changed:
-        print(printable(M.schemas_changed(files=freshness.named(changed))), file=sys.stderr)
+        print(printable(M.schemas_changed(files=freshness.named(changed), root=str(compiled_in))), file=sys.stderr)
     collection = collect.collect(args.paths, args.kind, args.evidence, args.claim_policy, progress, loaders)
     # The status is decided before anything is written, so a closed pipe cannot change it.
     status = exit_status(collection)

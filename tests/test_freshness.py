@@ -55,6 +55,10 @@ def test_the_warning_names_three_files_and_counts_the_rest(count: int, expected:
     assert freshness.named(["a", "b", "c", "d", "e", "f"][:count]) == expected
 
 
+def test_rcs_own_package_was_compiled_in_this_checkout_and_nothing_changed() -> None:
+    assert freshness.changed_in_use() == (ROOT, [])
+
+
 def test_validate_is_silent_about_freshness_when_nothing_changed(tmp_path: Path) -> None:
     done = run_rcs(["validate", str(ROOT / "examples/evidence/rejected/plan_schema_violation.json")], cwd=tmp_path)
     assert done.returncode == 1 and done.stderr == "", done.stderr

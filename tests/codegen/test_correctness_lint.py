@@ -273,3 +273,25 @@ def test_user_kinds_of_any_shape_validate(project: Path) -> None:
         project,
     )
     assert typed.stdout.strip() == "2", typed.stderr  # an integer, given as 2.0 by a JavaScript producer
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[tool.rcs]\ngenerated = "my-contracts"\n\n[tool.hatch.build.targets.wheel]\npackages = ["x"]\n',
+            "pyproject.toml:2: tool.rcs.package must be a dotted import name",
+        ),
+        (
+            '[project]\nname = "my-package"\n\n[tool.rcs]\nhouse-style = false\ngenerated = "json"\n',
+            "pyproject.toml:6: tool.rcs.package 'json' would shadow Python's own module 'json'",
+        ),
+    ],
+)
+def test_a_package_derived_from_the_generated_folder_is_placed_on_that_setting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    root = user_project(tmp_path, {"item": True})
+    (root / "pyproject.toml").write_text(text)
+    [error] = errors_of(root, capsys)
+    assert error.startswith(message), error

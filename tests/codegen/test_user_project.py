@@ -154,9 +154,13 @@ def test_validate_warns_when_a_schema_changed_since_codegen_and_not_once_it_is_c
     stale = rcs(args, project)
     assert stale.returncode == 0 and stale.stdout.endswith("1 valid, 0 invalid, 0 violation(s)\n"), stale.stdout
     assert stale.stderr == (
-        "rcs validate: warning: schemas/orders/order.schema.json changed since the last rcs codegen; "
-        "verdicts follow the schemas as compiled: run rcs codegen\n"
+        f"rcs validate: warning: schemas/orders/order.schema.json changed since the last rcs codegen in {project}; "
+        "verdicts follow the schemas as compiled: run rcs codegen there\n"
     )
+    # From a folder below the root the files are still named from the root the message names.
+    (project / "orders").mkdir()
+    below = rcs(["validate", "--kind", "orders/order", "../two.json"], project / "orders")
+    assert below.returncode == 0 and below.stderr == stale.stderr, below.stderr
     assert rcs(["codegen"], project).returncode == 0
     fresh = rcs(args, project)
     assert fresh.returncode == 1 and fresh.stderr == "" and "SchemaViolationError" in fresh.stdout, fresh.stdout
@@ -180,3 +184,30 @@ def test_a_folder_starting_with_an_underscore_is_not_a_domain_and_codegen_says_s
     assert '"orders/order"' in kinds and "draft" not in kinds and "hidden" not in kinds
     quiet = rcs(["codegen", "-q", "--check"], project)
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+
+
+def test_a_broken_catalog_is_named_and_changes_no_verdict(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    (project / "schemas" / "orders").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
+    (project / "schemas/orders/order.schema.json").write_text(json.dumps(ORDER, indent=2), encoding="utf-8")
+    assert rcs(["codegen"], project).returncode == 0
+    (project / "two.json").write_text(json.dumps({"id": "o-1", "qty": 2}), encoding="utf-8")
+    catalog = project / "acme/contracts/_catalog.py"
+    text = catalog.read_text(encoding="utf-8")
+    catalog.write_text(text.replace("FILES:", "<<<<<<< HEAD\n=======\n>>>>>>> theirs\nFILES:"), encoding="utf-8")
+    done = rcs(["validate", "--kind", "orders/order", "two.json"], project)
+    assert done.returncode == 0 and done.stdout.endswith("1 valid, 0 invalid, 0 violation(s)\n"), done.stdout
+    assert done.stderr.startswith(
+        f"rcs validate: warning: acme/contracts/_catalog.py changed since the last rcs codegen in {project}; "
+    ), done.stderr
+
+
+def test_an_underscore_folder_holding_a_folder_named_like_a_schema_is_not_noted(tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    (project / "schemas" / "orders").mkdir(parents=True)
+    (project / "schemas/_x/a.yaml").mkdir(parents=True)  # a folder, not a table
+    (project / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
+    (project / "schemas/orders/order.schema.json").write_text(json.dumps(ORDER), encoding="utf-8")
+    compiled = rcs(["codegen"], project)
+    assert (compiled.returncode, compiled.stderr) == (0, "")
