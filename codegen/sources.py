@@ -281,6 +281,15 @@ def _resources(root: Path, settings: config.Settings, problems: list[Diagnostic]
     return sorted(found, key=lambda r: r.uri)
 
 
+def _unlistable(folder: Path) -> str | None:
+    """Why the folder's entries cannot be listed, or None."""
+    try:
+        next(iter(folder.iterdir()), None)
+    except OSError as exc:
+        return files.reason(exc)
+    return None
+
+
 def _holds_inputs(folder: Path) -> bool:
     """Whether ``folder`` holds a schema or a rule table, as a domain folder would (one it cannot
     list may: it is named too)."""
@@ -299,6 +308,9 @@ def load(root: Path, writing: bool = True) -> Project:
     schemas_dir = root / folder
     if not schemas_dir.is_dir():
         raise CompileError([Diagnostic(folder, 0, f"no {folder}/ directory under {root}")])
+    unlisted = _unlistable(schemas_dir)
+    if unlisted is not None:
+        raise CompileError([Diagnostic(folder, 0, f"cannot read: {unlisted}")])
     problems: list[Diagnostic] = []
     resources = _resources(root, settings, problems)
     cache: dict[Path, SourceFile] = {}
@@ -319,6 +331,10 @@ def load(root: Path, writing: bool = True) -> Project:
         if domain_dir.name.startswith("_") and _holds_inputs(domain_dir):
             skipped.append(f"{folder}/{domain_dir.name}")
         if domain_dir.name == TABLE_SCHEMA_DIR or domain_dir.name.startswith((".", "_")):
+            continue
+        unlisted = _unlistable(domain_dir)
+        if unlisted is not None:  # globbing would find nothing and drop the domain without a word
+            problems.append(Diagnostic(f"{folder}/{domain_dir.name}", 0, f"cannot read: {unlisted}"))
             continue
         schemas, _ = domains.setdefault(domain_dir.name, ([], []))
         for path in _files(domain_dir.glob("*" + SCHEMA_SUFFIX)):

@@ -3,9 +3,9 @@
 ``rcs validate`` judges by the compiled package (its models and schema documents), not by the files
 under ``schemas/``: a schema edited after the last ``rcs codegen`` would otherwise be a check that
 silently did not happen. The package's ``_catalog`` lists the schemas and rule tables the compiler
-read with the sha256 of their bytes (not pyproject.toml nor resources: SPEC.md 6); ``changed()`` names those whose bytes are now different, missing or unreadable,
-and validate warns (SPEC.md 6). A file added since is not in the catalog: a document naming its
-kind is refused as an unknown kind already.
+read with the sha256 of their bytes (not pyproject.toml nor resources); ``changed()`` names those
+whose bytes are now different, missing or unreadable, and validate warns (SPEC.md 6). A file added
+since is not in the catalog: a document naming its kind is refused as an unknown kind already.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ORDER = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -187,3 +190,29 @@ def test_generated_files_are_readable_as_the_umask_allows(tmp_path: Path) -> Non
         os.umask(previous)
     modes = {stat.S_IMODE(p.stat().st_mode) for p in (root / "shop").rglob("*.py")}
     assert modes == {0o644}, modes
+
+
+def test_a_domain_folder_that_cannot_be_listed_is_refused_not_dropped(tmp_path: Path, monkeypatch: Any) -> None:
+    # Root reads every folder, so the refusal is played by the listing itself (as non-root, chmod 000).
+    from rcs_contracts.codegen import sources
+    from rcs_contracts.codegen.diagnostics import CompileError
+
+    root = project(tmp_path, "")
+    (root / "schemas/shipping").mkdir()
+    (root / "schemas/shipping/parcel.schema.json").write_text(json.dumps({**ORDER, "$id": "parcel.schema.json"}))
+    locked = (root / "schemas/shipping").resolve()
+    listing = Path.iterdir
+
+    def iterdir(self: Path) -> Any:
+        if self.resolve() == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return listing(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    with pytest.raises(CompileError) as caught:
+        sources.load(root)
+    assert [str(d) for d in caught.value.diagnostics] == ["schemas/shipping:0: cannot read: Permission denied"]
+    locked = (root / "schemas").resolve()  # the schemas folder itself: refused, not a traceback
+    with pytest.raises(CompileError) as caught:
+        sources.load(root)
+    assert [str(d) for d in caught.value.diagnostics] == ["schemas:0: cannot read: Permission denied"]
