@@ -64,11 +64,9 @@ def changed_in_use() -> tuple[Path, list[str]]:
     name = f"{project.package()}._catalog"
     try:
         entries = project.module("_catalog").FILES
-    except ModuleNotFoundError as exc:
-        if exc.name == name:  # compiled before catalogs existed: nothing to compare with
-            return shown, []
-        return shown, [_catalog_file(folder, name)]
-    except Exception:
+    except Exception as exc:
+        if isinstance(exc, ModuleNotFoundError) and exc.name == name:
+            return shown, []  # compiled before catalogs existed: nothing to compare with
         return shown, [_catalog_file(folder, name)]
     return shown, changed(folder, entries)
 
