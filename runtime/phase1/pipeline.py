@@ -6,6 +6,7 @@ from pydantic import PrivateAttr
 
 from rcs_contracts.generated.phase1 import errors as E
 from rcs_contracts.generated.phase1 import ingested_paper_schema as ingested_models
+from rcs_contracts.generated.phase1 import messages as M
 from rcs_contracts.generated.phase1.config import BM25_B, BM25_K1, DEFAULT_TOP_K, MODES, NOT_STATED
 from rcs_contracts.generated.phase1.grounded_summary_schema import Bullet, GroundedSummary
 from rcs_contracts.generated.phase1.ingested_paper_schema import Chunk
@@ -135,15 +136,15 @@ def check_invariants(ingested_paper: IngestedPaper, summary: GroundedSummary) ->
     for index, bullet in enumerate(summary.bullets):
         if bullet.text == NOT_STATED:
             if bullet.chunk_ids:
-                raise E.invariant_violation(detail=f"bullet {index} is not-stated but cites chunks")
+                raise E.invariant_violation(detail=M.not_stated_cites(index=index))
             continue
         if not bullet.chunk_ids:
-            raise E.invariant_violation(detail=f"bullet {index} cites no chunk")
+            raise E.invariant_violation(detail=M.cites_nothing(index=index))
         for cid in bullet.chunk_ids:
             if cid not in texts:
-                raise E.invariant_violation(detail=f"bullet {index} cites unknown chunk {cid}")
+                raise E.invariant_violation(detail=M.unknown_chunk(index=index, chunk_id=cid))
             if bullet.text not in texts[cid]:
-                raise E.invariant_violation(detail=f"bullet {index} is not verbatim text of chunk {cid}")
+                raise E.invariant_violation(detail=M.not_verbatim(index=index, chunk_id=cid))
 
 
 def run_phase1_pipeline(
