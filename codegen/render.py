@@ -379,6 +379,7 @@ def render_table(env: Any, domain: Domain, table: Table, suffix: str) -> str:
 # --- the whole project --------------------------------------------------------------------------
 
 _CLASS_RE = re.compile(r"^class (\w+)\(", re.MULTILINE)
+_KIND_RE = re.compile(r"^(?:class )?KIND\b", re.MULTILINE)
 
 
 def render(project: Project) -> Plan:
@@ -405,10 +406,15 @@ def render(project: Project) -> Plan:
                 _ALIAS_RE.format(name=title), modules[module], re.MULTILINE
             ):
                 raise CompileError([Diagnostic(schema.rel, 1, f"no model named {title!r} in the generated module")])
-            bodies[f"{base}/{module}.py"] = modules[module]
+            kind = f"{domain.name}/{schema.path.name[: -len(SCHEMA_SUFFIX)]}"
+            if _KIND_RE.search(modules[module]):
+                raise CompileError([Diagnostic(schema.rel, 1, "a model named KIND would hide the module's kind name")])
+            # The module names its own kind, so code that validates one imports the name with the
+            # model: a renamed schema breaks that import, not a lookup at run time.
+            bodies[f"{base}/{module}.py"] = f"{modules[module].rstrip()}\n\n\nKIND = {json.dumps(kind)}\n"
             kinds.append(
                 {
-                    "kind": f"{domain.name}/{schema.path.name[: -len(SCHEMA_SUFFIX)]}",
+                    "kind": kind,
                     "domain": domain.name,
                     "name": schema.path.name[: -len(SCHEMA_SUFFIX)],
                     "module": f"{project.settings.package}.{domain.name}.{module}",

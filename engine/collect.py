@@ -13,12 +13,12 @@ from rcs_contracts.engine import inputs, json_text, kinds, validation
 from rcs_contracts.generated._support import Kind, RcsError, format_location
 from rcs_contracts.generated.cli import messages as M
 from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.generated.evidence.claim_policy_schema import KIND as POLICY_KIND
 from rcs_contracts.generated.evidence.errors import ErrorCode as EvidenceCode
+from rcs_contracts.generated.evidence.evidence_bundle_schema import KIND as BUNDLE_KIND
 from rcs_contracts.safeio import files
 
 # The evidence kinds the command line loads as inputs (names fixed by R-GEN-7).
-BUNDLE_KIND = "evidence/evidence_bundle"
-POLICY_KIND = "evidence/claim_policy"
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,10 @@ from rcs_contracts.engine import inputs, json_text
 from rcs_contracts.generated._support import RcsError
 from rcs_contracts.generated.autoresearch import config as C
 from rcs_contracts.generated.autoresearch import messages as M
+from rcs_contracts.generated.autoresearch.candidate_schema import KIND as CANDIDATE_KIND
 from rcs_contracts.generated.autoresearch.candidate_schema import Candidate
 from rcs_contracts.generated.autoresearch.evaluation_schema import Evaluation
+from rcs_contracts.generated.autoresearch.evaluator_result_schema import KIND as RESULT_KIND
 from rcs_contracts.generated.autoresearch.evaluator_result_schema import EvaluatorResult
 from rcs_contracts.generated.cli.limits import Input
 from rcs_contracts.runtime.autoresearch import files, git
@@ -28,8 +30,6 @@ from rcs_contracts.safeio import files as files_io
 
 CO = C.CandidateOutcome
 EO = C.EvaluationOutcome
-CANDIDATE_KIND = "autoresearch/candidate"
-RESULT_KIND = "autoresearch/evaluator_result"
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,9 @@ from rcs_contracts.generated._support import RcsError
 from rcs_contracts.generated.autoresearch import config as C
 from rcs_contracts.generated.autoresearch import errors as E
 from rcs_contracts.generated.autoresearch import messages as M
+from rcs_contracts.generated.autoresearch.state_schema import KIND as STATE_KIND
 from rcs_contracts.generated.autoresearch.state_schema import ActiveRunPointer
 from rcs_contracts.runtime.autoresearch import files
-
-STATE_KIND = "autoresearch/state"
 
 
 def path_of(repo: Path) -> Path:

@@ -17,12 +17,12 @@ from rcs_contracts.generated._support import RcsError
 from rcs_contracts.generated.autoresearch import config as C
 from rcs_contracts.generated.autoresearch import errors as E
 from rcs_contracts.generated.autoresearch.manifest_schema import EvaluatorContract
+from rcs_contracts.generated.autoresearch.sandbox_schema import KIND as SANDBOX_KIND
 from rcs_contracts.generated.autoresearch.sandbox_schema import SandboxFrontmatter, Worker
 from rcs_contracts.generated.cli.limits import Input
 from rcs_contracts.runtime.autoresearch import files, git
 from rcs_contracts.safeio import yaml_data
 
-SANDBOX_KIND = "autoresearch/sandbox"
 _FENCE = "---"
 
 

@@ -25,7 +25,9 @@ from rcs_contracts.generated.autoresearch import errors as E
 from rcs_contracts.generated.autoresearch import messages as M
 from rcs_contracts.generated.autoresearch.candidate_schema import Candidate
 from rcs_contracts.generated.autoresearch.evaluation_schema import Evaluation
+from rcs_contracts.generated.autoresearch.ledger_schema import KIND as LEDGER_KIND
 from rcs_contracts.generated.autoresearch.ledger_schema import IterationLedger, LedgerEntry
+from rcs_contracts.generated.autoresearch.manifest_schema import KIND as MANIFEST_KIND
 from rcs_contracts.generated.autoresearch.manifest_schema import Manifest
 from rcs_contracts.generated.cli.limits import Input
 from rcs_contracts.runtime.autoresearch import files, git, judge, lane, lock, report, worker
@@ -33,8 +35,6 @@ from rcs_contracts.runtime.autoresearch.mission import Mission
 from rcs_contracts.runtime.autoresearch.processes import Signals, group_alive, kill_group, run_group
 from rcs_contracts.safeio.files import link_below
 
-MANIFEST_KIND = "autoresearch/manifest"
-LEDGER_KIND = "autoresearch/ledger"
 Print = Callable[[str], None]
 
 

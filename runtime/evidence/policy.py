@@ -11,6 +11,7 @@ from rcs_contracts.engine import inputs
 from rcs_contracts.generated.cli.limits import Input
 from rcs_contracts.generated.evidence import errors as E
 from rcs_contracts.generated.evidence.claim_policy import CLAIM_POLICY_JSON
+from rcs_contracts.generated.evidence.claim_policy_schema import KIND as POLICY_KIND
 from rcs_contracts.generated.evidence.claim_policy_schema import ClaimPolicy
 from rcs_contracts.safeio import yaml_data
 
@@ -25,7 +26,7 @@ def load_claim_policy_text(text: str | bytes) -> ClaimPolicy:
     """A policy from JSON text; raises the first violation."""
     from rcs_contracts.runtime.evidence.validate import validate_artifact
 
-    policy = validate_artifact("evidence/claim_policy", text)
+    policy = validate_artifact(POLICY_KIND, text)
     assert isinstance(policy, ClaimPolicy)
     return policy
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rcs_contracts.generated._support import Location
 from rcs_contracts.generated.evidence import errors as E
+from rcs_contracts.generated.evidence.evidence_bundle_schema import KIND as BUNDLE_KIND
 from rcs_contracts.generated.evidence.evidence_bundle_schema import (
     EvidenceBundle,
     EvidenceRef,
@@ -73,7 +74,7 @@ class EvidenceStore:
         """A store from an evidence bundle (JSON text, or a path to it); raises the first violation."""
         from rcs_contracts.runtime.evidence.validate import validate_artifact
 
-        bundle = validate_artifact("evidence/evidence_bundle", source)
+        bundle = validate_artifact(BUNDLE_KIND, source)
         assert isinstance(bundle, EvidenceBundle)
         return cls(bundle.snapshots, bundle.snippets)
 

@@ -20,13 +20,12 @@ from rcs_contracts.generated._support import RcsError, format_location
 from rcs_contracts.generated.cli import messages as M
 from rcs_contracts.generated.cli.limits import Input
 from rcs_contracts.generated.odr import errors as E
+from rcs_contracts.generated.odr.config_schema import KIND as CONFIG_KIND
 from rcs_contracts.generated.odr.config_schema import ODRConfig
 from rcs_contracts.runtime.odr.core import SIDES, ODRState, run_round
 from rcs_contracts.runtime.odr.text import BOM
 from rcs_contracts.safeio import files
 from rcs_contracts.safeio.terminal import printable, printable_json
-
-CONFIG_KIND = "odr/config"
 
 
 def load_config(path: str) -> ODRConfig:

@@ -12,12 +12,11 @@ from rcs_contracts.generated._support import RcsError, format_location
 from rcs_contracts.generated.cli import messages as M
 from rcs_contracts.generated.cli.limits import Input
 from rcs_contracts.generated.phase1.config import MODES
+from rcs_contracts.generated.phase1.paper_schema import KIND as PAPER_KIND
 from rcs_contracts.generated.phase1.paper_schema import Paper
 from rcs_contracts.runtime.phase1.pipeline import ingest_document, summarise_ingested
 from rcs_contracts.safeio import files
 from rcs_contracts.safeio.terminal import printable, printable_json
-
-PAPER_KIND = "phase1/paper"
 
 
 def load_paper(path: str) -> Paper:

@@ -20,14 +20,13 @@ from rcs_contracts.engine import inputs, kinds, validation
 from rcs_contracts.generated._support import RcsError, format_location
 from rcs_contracts.generated.cli import messages as M
 from rcs_contracts.generated.cli.limits import Input
+from rcs_contracts.generated.research.request_schema import KIND as REQUEST_KIND
 from rcs_contracts.generated.research.request_schema import ResearchRequest
 from rcs_contracts.runtime.research.adapter import make_tools
 from rcs_contracts.runtime.research.evidence import to_evidence
 from rcs_contracts.runtime.research.session import run_research
 from rcs_contracts.safeio import files
 from rcs_contracts.safeio.terminal import printable, printable_json
-
-REQUEST_KIND = "research/request"
 
 
 def _fail(err: TextIO, problem: str) -> int:

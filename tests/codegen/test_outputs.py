@@ -26,6 +26,18 @@ def test_repository_is_up_to_date() -> None:
     assert "up to date" in result.stdout
 
 
+def test_every_model_module_names_its_own_kind() -> None:
+    import importlib
+
+    from rcs_contracts.generated.kinds import KINDS
+
+    assert len(KINDS) > 20
+    for kind, entry in KINDS.items():
+        module = importlib.import_module(entry.module)
+        assert module.KIND == kind == f"{entry.domain}/{entry.name}"
+        assert getattr(module, entry.model).__module__ == entry.module
+
+
 def test_output_is_byte_identical_across_runs(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     committed = snapshot(project)
     shutil.rmtree(project / "generated")

@@ -52,6 +52,7 @@ REFUSED = {
                "'$id' makes this file answer to rcs:///schemas/mine/date.schema.json, which "
                "schemas/mine/date.schema.json already does"),
     "surrogate": ({"enum": ["\ud800", "a"]}, "invalid JSON: a lone surrogate escape is not text (I-JSON)"),
+    "kind_model": ({"title": "KIND", "type": "object"}, "a model named KIND would hide the module's kind name"),
 }  # fmt: skip
 
 
