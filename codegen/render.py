@@ -147,10 +147,11 @@ def catalog(project: Project) -> list[dict[str, str]]:
 _DMCG_HEADER = "# rcs-dmcg-header"
 
 
-# Names the generated modules import: a model of that name would shadow the import.
+# Names the generated modules import, and KIND, the kind name each module ends with: a model of
+# that name would shadow the import or be hidden by KIND.
 _IMPORTED = frozenset(
-    {"Annotated", "Any", "BaseModel", "ConfigDict", "Enum", "Field", "JsonInt", "JsonNumber", "Literal", "MISSING",
-     "RootModel", "StrictModel", "StringConstraints", "TypeAliasType", "Union"}
+    {"Annotated", "Any", "BaseModel", "ConfigDict", "Enum", "Field", "JsonInt", "JsonNumber", "KIND", "Literal",
+     "MISSING", "RootModel", "StrictModel", "StringConstraints", "TypeAliasType", "Union"}
 )  # fmt: skip
 
 
@@ -380,6 +381,10 @@ def render_table(env: Any, domain: Domain, table: Table, suffix: str) -> str:
 
 _CLASS_RE = re.compile(r"^class (\w+)\(", re.MULTILINE)
 _KIND_RE = re.compile(r"^(?:class )?KIND\b", re.MULTILINE)
+KIND_TAKEN = (
+    "a class or alias named KIND (a $defs entry, a nested title or a property) "
+    "would be hidden by the module's kind name"
+)
 
 
 def render(project: Project) -> Plan:
@@ -408,7 +413,7 @@ def render(project: Project) -> Plan:
                 raise CompileError([Diagnostic(schema.rel, 1, f"no model named {title!r} in the generated module")])
             kind = f"{domain.name}/{schema.path.name[: -len(SCHEMA_SUFFIX)]}"
             if _KIND_RE.search(modules[module]):
-                raise CompileError([Diagnostic(schema.rel, 1, "a model named KIND would hide the module's kind name")])
+                raise CompileError([Diagnostic(schema.rel, 1, KIND_TAKEN)])
             # The module names its own kind, so code that validates one imports the name with the
             # model: a renamed schema breaks that import, not a lookup at run time.
             bodies[f"{base}/{module}.py"] = f"{modules[module].rstrip()}\n\n\nKIND = {json.dumps(kind)}\n"

@@ -74,6 +74,8 @@ def _check_kinds(
         wanted = set(view.get("properties", {})) if view.get("type") == "object" else None
         if model is None:
             yield Diagnostic(kind["schema"], 1, f"{refusal}: no {kind['model']}")
+        elif getattr(module, "KIND", None) != kind["kind"]:  # render refuses what would hide it; kept honest here
+            yield Diagnostic(kind["schema"], 1, f"{refusal}: its module's KIND is not {kind['kind']!r}")
         elif wanted is not None and _fields(model) != wanted:
             yield Diagnostic(
                 kind["schema"],

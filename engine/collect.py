@@ -13,12 +13,8 @@ from rcs_contracts.engine import inputs, json_text, kinds, validation
 from rcs_contracts.generated._support import Kind, RcsError, format_location
 from rcs_contracts.generated.cli import messages as M
 from rcs_contracts.generated.cli.limits import Input
-from rcs_contracts.generated.evidence.claim_policy_schema import KIND as POLICY_KIND
 from rcs_contracts.generated.evidence.errors import ErrorCode as EvidenceCode
-from rcs_contracts.generated.evidence.evidence_bundle_schema import KIND as BUNDLE_KIND
 from rcs_contracts.safeio import files
-
-# The evidence kinds the command line loads as inputs (names fixed by R-GEN-7).
 
 
 @dataclass(frozen=True)
@@ -284,6 +280,9 @@ class EvidenceLoaders:
 
 def load_evidence(bundle: str, collection: Collection, loaders: EvidenceLoaders) -> Any:
     """The EvidenceStore of a bundle file; on failure the bundle's violations become a result."""
+    # Imported here: a run without --evidence never loads the evidence models.
+    from rcs_contracts.generated.evidence.evidence_bundle_schema import KIND as BUNDLE_KIND
+
     try:
         raw = inputs.read_bytes(bundle, Input.EVIDENCE_BUNDLE)
     except FileNotFoundError:
@@ -305,6 +304,8 @@ def load_evidence(bundle: str, collection: Collection, loaders: EvidenceLoaders)
 
 def load_policy(path: str, collection: Collection, loaders: EvidenceLoaders) -> Any:
     """A claim policy from a YAML file; on failure a result and a usage problem."""
+    from rcs_contracts.generated.evidence.claim_policy_schema import KIND as POLICY_KIND
+
     try:
         return loaders.policy(path)
     except FileNotFoundError:

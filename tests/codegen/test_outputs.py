@@ -38,6 +38,19 @@ def test_every_model_module_names_its_own_kind() -> None:
         assert getattr(module, entry.model).__module__ == entry.module
 
 
+def test_verify_refuses_a_module_whose_kind_name_is_not_its_kind() -> None:
+    from rcs_contracts.codegen.verify import _check_kinds
+    from rcs_contracts.generated.kinds import KINDS
+
+    entry = KINDS["odr/config"]
+    kind = {"kind": entry.kind, "module": entry.module, "model": entry.model, "schema": entry.schema}
+    package = "rcs_contracts.generated"
+    assert list(_check_kinds(package, [kind], {entry.schema: {}}, package)) == []
+    (problem,) = _check_kinds(package, [{**kind, "kind": "odr/other"}], {entry.schema: {}}, package)
+    refusal = "rcs cannot build a model for this schema"
+    assert str(problem) == f"{entry.schema}:1: {refusal}: its module's KIND is not 'odr/other'"
+
+
 def test_output_is_byte_identical_across_runs(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     committed = snapshot(project)
     shutil.rmtree(project / "generated")

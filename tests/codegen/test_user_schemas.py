@@ -45,6 +45,10 @@ CASES: dict[str, tuple[Any, list[tuple[str, bool]]]] = {
             ('"a\\nb"', False)]),
     "word": ({"type": "string", "pattern": "\\bcafé\\b"}, [('"cafés"', True), ('"café"', False)]),
     "class_dot": ({"type": "string", "pattern": "^[.]\\.$"}, [('".."', True), ('"a."', False)]),
+    # KIND ends every model module: a root titled KIND is KINDDocument; a field or a value may be KIND.
+    "kind_title": ({"title": "KIND", "type": "string"}, [('"x"', True), ("1", False)]),
+    "kind_member": ({"type": "object", "properties": {"KIND": {"enum": ["KIND"]}}, "description": "KIND\nKIND = 1"},
+                    [('{"KIND": "KIND"}', True), ('{"KIND": "x"}', False)]),
 }  # fmt: skip
 REFUSED = {
     "big_min": ({"type": "number", "minimum": 18446744073709551617}, "minimum 18446744073709551617 is beyond +-2**63"),
@@ -52,7 +56,9 @@ REFUSED = {
                "'$id' makes this file answer to rcs:///schemas/mine/date.schema.json, which "
                "schemas/mine/date.schema.json already does"),
     "surrogate": ({"enum": ["\ud800", "a"]}, "invalid JSON: a lone surrogate escape is not text (I-JSON)"),
-    "kind_model": ({"title": "KIND", "type": "object"}, "a model named KIND would hide the module's kind name"),
+    "kind_def": ({"type": "object", "properties": {"a": {"$ref": "#/$defs/KIND"}},
+                  "$defs": {"KIND": {"type": "object"}}},
+                 "a class or alias named KIND (a $defs entry, a nested title or a property)"),
 }  # fmt: skip
 
 
