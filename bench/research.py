@@ -16,8 +16,9 @@ Everything runs in this process, timed with time.perf_counter.
                implementation's keyword list matched as case-insensitive substrings (no word
                boundaries), and a plain `ignore ... instructions` regex. Bars (rcs): recall >= 95%,
                false positives <= 1%.
-  (3) scan     throughput, in a fresh process: the benign texts of every corpus present, joined
-               and cut into 4 KB pieces, each scanned once (first read: RE2 builds its automata's
+  (3) scan     throughput, in a fresh process: every automaton is compiled first (a start-up
+               cost, printed apart), then the benign texts of every corpus present, joined
+               and cut into 4 KB pieces, are each scanned once (first read: RE2 builds its automata's
                states as new text asks for them, as in `rcs research run` reading new pages; bar
                >= 20 MB/s), then all again (second read: the states are there), beside the
                original keyword list over the same pieces.
@@ -47,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from rcs_contracts.runtime.research import ResearchRequest, run_research  # noqa: E402
 from rcs_contracts.runtime.research.adapter import make_tools  # noqa: E402
-from rcs_contracts.runtime.research.injection import scan_injection  # noqa: E402
+from rcs_contracts.runtime.research.injection import prepare, scan_injection  # noqa: E402
 
 SESSION_BAR_MS = 50.0
 OVERHEAD_BAR_MS = 1.0
@@ -269,8 +270,9 @@ def throughput() -> dict[str, float]:
     """MB/s of rcs over the benign pieces read for the first time, then again, and of the keyword list."""
     pieces = _benign_pieces()
     size = sum(len(p.encode()) for p in pieces) / 1e6
-    scan_injection("compile the rules: ignore previous instructions")
-    rates = {}
+    start = time.perf_counter()
+    prepare()  # compiling is a start-up cost, timed apart: the rates are of reading text
+    rates = {"compile_ms": (time.perf_counter() - start) * 1000}
     for read in ("first", "second"):
         start = time.perf_counter()
         for piece in pieces:
@@ -290,6 +292,7 @@ def bench_throughput() -> bool:
     rates: dict[str, float] = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
     met = bool(rates["first"] >= THROUGHPUT_BAR)
     print(f"(3) scan throughput, fresh process, {rates['mb']:.2f} MB of benign prose in 4 KB pieces:")
+    print(f"    compiling every automaton first (start-up, once a process): {rates['compile_ms']:.0f} ms")
     verdict = "met" if met else "MISSED"
     print(f"    first read   rcs {rates['first']:6.2f} MB/s (bar >= {THROUGHPUT_BAR:.0f}: {verdict})")
     print(f"    second read  rcs {rates['second']:6.2f} MB/s (the automata's states already built)")

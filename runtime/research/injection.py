@@ -544,6 +544,14 @@ def _every_gate() -> PatternSet:
     return compile_set([f"(?m:{pattern})" for pattern in patterns])
 
 
+def prepare() -> None:
+    """Compile every automaton and table the scan may use, now rather than on the first text that
+    needs it: a start-up cost paid once per process (the bench times it apart from the scan)."""
+    builds = (_invisible, _override, _rules, _blob_spans, _prose, _hex, _blob_gates, _reading_gates, _leet_token)
+    for build in (*builds, _confusables, _leet, _classes, _every_gate):
+        build()
+
+
 def scan_many(texts: list[str]) -> list[Scan]:
     """``scan_injection`` of each text (a source's title, locator, content and metadata values).
 
