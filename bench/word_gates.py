@@ -32,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ from research import CORPORA, _benign_pieces  # noqa: E402  (bench/ is the scrip
 from rcs_contracts.runtime.research import injection  # noqa: E402
 
 Node = tuple[Any, ...]
+Facts = tuple[bool, set[str], set[str], set[str]]  # what kinds() says of a piece
 WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 PUA = "\ue000-\uf8ff"
 OTHER, SEVERAL = "\ue000", "\ue001"
@@ -143,7 +145,7 @@ def _nonword_class(node: Node) -> str | None:
     return "[" + "".join(_escape_in_class(c) for c in nonword) + "]" if nonword else None
 
 
-def kinds(node: Node) -> tuple[bool, set[str], set[str], set[str]]:
+def kinds(node: Node) -> Facts:
     """(nullable, kinds of a first character, of a last one, of any one): W word, N nonword."""
     tag = node[0]
     if tag == "lit":
@@ -454,23 +456,13 @@ class Translator:
                     return self.alternation([self.sequence(c, left, right, depth + 1) for c in cases])
                 if touches and item[0] == "seq":
                     return self.sequence([*items[:i], *item[1], *items[i + 1 :]], left, right, depth + 1)
-            for i in range(count):
-                if "W" not in facts[i][2]:
-                    continue
-                for j in range(i + 1, count):
-                    if items[j][0] in ("b", "bol"):
-                        break
-                    if "W" in facts[j][1] and j > i + 1:
-                        x = i + 1
-                        while x < j and items[x][0] in ("b", "bol"):
-                            x += 1
-                        piece = nonempty(items[x])
-                        cases = [[*items[:x], *items[x + 1 :]]]
-                        if piece is not None:
-                            cases.append([*items[:x], piece, *items[x + 1 :]])
-                        return self.alternation([self.sequence(c, left, right, depth + 1) for c in cases])
-                    if not facts[j][0]:
-                        break
+            for i, j in self._touching(items, facts):
+                if j > i + 1:  # the piece after i, when empty, makes i and j touch
+                    piece = nonempty(items[i + 1])
+                    cases = [[*items[: i + 1], *items[i + 2 :]]]
+                    if piece is not None:
+                        cases.append([*items[: i + 1], piece, *items[i + 2 :]])
+                    return self.alternation([self.sequence(c, left, right, depth + 1) for c in cases])
         groups = self._groups(items, facts)
         out = []
         for low, high in groups:
@@ -489,20 +481,27 @@ class Translator:
         return "".join(out)
 
     @staticmethod
-    def _groups(items: list[Node], facts: list[tuple[bool, set[str], set[str], set[str]]]) -> list[tuple[int, int]]:
-        """Maximal runs of items whose characters can fall into one word."""
-        count = len(items)
-        reach = list(range(count))
-        for i in range(count):
+    def _touching(items: list[Node], facts: list[Facts]) -> Iterator[tuple[int, int]]:
+        """Pairs i < j whose characters can fall into one word: i can end and j start with a word
+        character, with only pieces between that can match nothing (and assert nothing)."""
+        for i in range(len(items)):
             if "W" not in facts[i][2]:
                 continue
-            for j in range(i + 1, count):
+            for j in range(i + 1, len(items)):
                 if items[j][0] in ("b", "bol"):
                     break
                 if "W" in facts[j][1]:
-                    reach[i] = max(reach[i], j)
+                    yield i, j
                 if not facts[j][0]:
                     break
+
+    @staticmethod
+    def _groups(items: list[Node], facts: list[Facts]) -> list[tuple[int, int]]:
+        """Maximal runs of items whose characters can fall into one word."""
+        count = len(items)
+        reach = list(range(count))
+        for i, j in Translator._touching(items, facts):
+            reach[i] = max(reach[i], j)
         groups, start = [], 0
         while start < count:
             end, m = reach[start], start
