@@ -66,7 +66,7 @@ def run_validate(tmp_path: Path, kind: str, document: dict[str, Any]) -> tuple[i
         (
             "research/response",
             {"action": "UNKNOWN", "text": CLARIFY, "bullets": [], "sources": []},
-            "a UNKNOWN response must say exactly the table's sentence for it (at $.text)",
+            "a response with action UNKNOWN must say exactly the table's sentence for it (at $.text)",
         ),
         (
             "research/response",
@@ -76,7 +76,7 @@ def run_validate(tmp_path: Path, kind: str, document: dict[str, Any]) -> tuple[i
         (
             "research/response",
             {**answer(), "action": "BASELINE", "text": BASELINE},
-            "a BASELINE response carries no bullets and no sources",
+            "a response with action BASELINE carries no bullets and no sources",
         ),
         ("research/telemetry", telemetry(), None),
         (

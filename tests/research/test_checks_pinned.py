@@ -109,7 +109,7 @@ def test_response_text_mismatch() -> None:
         (
             INVARIANT,
             "RESPONSE_TEXT_MISMATCH",
-            "a UNKNOWN response must say exactly the table's sentence for it",
+            "a response with action UNKNOWN must say exactly the table's sentence for it",
             ("text",),
         )
     ]
@@ -121,7 +121,7 @@ def test_answer_text_counts_its_sources() -> None:
         (
             INVARIANT,
             "RESPONSE_TEXT_MISMATCH",
-            "a ANSWER response must say exactly the table's sentence for it",
+            "a response with action ANSWER must say exactly the table's sentence for it",
             ("text",),
         )
     ]
@@ -138,7 +138,7 @@ def test_answer_text_counts_its_sources() -> None:
 def test_response_not_empty(bullets: list[dict[str, Any]], sources: list[dict[str, Any]]) -> None:
     document = {"action": "BASELINE", "text": BASELINE, "bullets": bullets, "sources": sources}
     assert both("response", document) == [
-        (INVARIANT, "RESPONSE_NOT_EMPTY", "a BASELINE response carries no bullets and no sources", ())
+        (INVARIANT, "RESPONSE_NOT_EMPTY", "a response with action BASELINE carries no bullets and no sources", ())
     ]
 
 
@@ -149,10 +149,10 @@ def test_response_not_empty_stops_there() -> None:
         (
             INVARIANT,
             "RESPONSE_TEXT_MISMATCH",
-            "a ASK_CLARIFY response must say exactly the table's sentence for it",
+            "a response with action ASK_CLARIFY must say exactly the table's sentence for it",
             ("text",),
         ),
-        (INVARIANT, "RESPONSE_NOT_EMPTY", "a ASK_CLARIFY response carries no bullets and no sources", ()),
+        (INVARIANT, "RESPONSE_NOT_EMPTY", "a response with action ASK_CLARIFY carries no bullets and no sources", ()),
     ]
 
 
@@ -227,7 +227,7 @@ def test_response_findings_in_document_order() -> None:
         (
             INVARIANT,
             "RESPONSE_TEXT_MISMATCH",
-            "a ANSWER response must say exactly the table's sentence for it",
+            "a response with action ANSWER must say exactly the table's sentence for it",
             ("text",),
         ),
         (

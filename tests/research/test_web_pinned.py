@@ -63,8 +63,8 @@ def server(running: SearchServer) -> SearchServer:
     return running
 
 
-def tool_result_invalid(detail: str) -> str:
-    return MESSAGES["TOOL_RESULT_INVALID"].format(tool="web", detail=detail)
+def web_answer_compressed(encoding: str) -> str:
+    return MESSAGES["WEB_ANSWER_COMPRESSED"].format(tool="web", encoding=encoding)
 
 
 # --- the transport timeout ------------------------------------------------------------------------------
@@ -142,11 +142,12 @@ def test_compressed_answer_is_refused(server: SearchServer, sent: str, named: st
     server.respond = lambda h: send_bytes(h, gzip.compress(GOOD), Content_Encoding=sent)
     with pytest.raises(ToolResultError) as caught:
         WebTool(server.url).search("BM25", 5)
-    assert str(caught.value) == tool_result_invalid(f"a compressed answer ({named}) was not asked for")
+    assert str(caught.value) == web_answer_compressed(named)
     assert str(caught.value) == (
         f"the web tool got an answer it cannot read: a compressed answer ({named}) was not asked for"
     )
-    assert caught.value.code == "TOOL_RESULT_INVALID"
+    assert caught.value.code == "WEB_ANSWER_COMPRESSED"
+    assert caught.value.params == {"tool": "web", "encoding": named}
 
 
 @pytest.mark.parametrize("sent", ["identity", " Identity ", ""])
@@ -202,6 +203,8 @@ def test_an_http_error_status_is_named(server: SearchServer) -> None:
     with pytest.raises(ToolResultError) as caught:
         WebTool(server.url).search("BM25", 5)
     assert str(caught.value) == "the web tool got an answer it cannot read: HTTP status 503"
+    assert caught.value.code == "WEB_ANSWER_STATUS"
+    assert caught.value.params == {"tool": "web", "status": 503}
 
 
 def test_a_result_that_is_not_an_object_is_named(server: SearchServer) -> None:
@@ -209,6 +212,7 @@ def test_a_result_that_is_not_an_object_is_named(server: SearchServer) -> None:
     with pytest.raises(ToolResultError) as caught:
         WebTool(server.url).search("BM25", 5)
     assert str(caught.value) == "the web tool got an answer it cannot read: a result is not an object"
+    assert caught.value.code == "WEB_RESULT_NOT_OBJECT"
 
 
 @pytest.mark.parametrize("body", [b'{"results": [', b"[" * 10_000 + b"]" * 10_000, b'{"n": 1e999}'])
@@ -218,3 +222,13 @@ def test_an_answer_that_is_not_json_names_the_readers_error_class(server: Search
     with pytest.raises(ToolResultError) as caught:
         WebTool(server.url).search("BM25", 5)
     assert str(caught.value) == "the web tool got an answer it cannot read: not JSON (JsonTextError)"
+    assert caught.value.code == "WEB_ANSWER_NOT_JSON"
+
+
+@pytest.mark.parametrize("body", [{"results": {"url": "https://example.org"}}, {"answers": []}, [1, 2]])
+def test_an_answer_without_a_results_list_is_named(server: SearchServer, body: object) -> None:
+    server.respond = lambda h: send_bytes(h, json.dumps(body).encode("utf-8"))
+    with pytest.raises(ToolResultError) as caught:
+        WebTool(server.url).search("BM25", 5)
+    assert str(caught.value) == "the web tool got an answer it cannot read: no 'results' list"
+    assert caught.value.code == "WEB_ANSWER_NO_RESULTS"

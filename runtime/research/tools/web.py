@@ -67,26 +67,26 @@ class WebTool:
                 raise E.sandbox_forbidden_host(tool=NAME, allowed=self.origin[1], host=str(host))
             encoding = response.headers.get("content-encoding", "identity").strip().lower()
             if encoding not in ("", "identity"):
-                raise E.tool_result_invalid(tool=NAME, detail=f"a compressed answer ({encoding}) was not asked for")
+                raise E.web_answer_compressed(tool=NAME, encoding=encoding)
             body = bytearray()
             for chunk in response.iter_raw():
                 body.extend(chunk)
                 if len(body) > self.max_bytes:
                     raise E.sandbox_output_too_large(tool=NAME, limit=self.max_bytes)
             if response.status_code != 200:
-                raise E.tool_result_invalid(tool=NAME, detail=f"HTTP status {response.status_code}")
+                raise E.web_answer_status(tool=NAME, status=response.status_code)
         try:
             # The same JSON reader as every rcs verdict: bounded nesting, no NaN, one BOM allowed.
             data = json_text.parse(bytes(body))
         except (json_text.JsonTextError, RecursionError) as exc:
-            raise E.tool_result_invalid(tool=NAME, detail=f"not JSON ({exc.__class__.__name__})") from None
+            raise E.web_answer_not_json(tool=NAME, reason=exc.__class__.__name__) from None
         results = data.get("results") if isinstance(data, dict) else None
         if not isinstance(results, list):
-            raise E.tool_result_invalid(tool=NAME, detail="no 'results' list")
+            raise E.web_answer_no_results(tool=NAME)
         items = []
         for result in results:
             if not isinstance(result, dict):
-                raise E.tool_result_invalid(tool=NAME, detail="a result is not an object")
+                raise E.web_result_not_object(tool=NAME)
             content, locator = result.get("content"), result.get("url")
             if not isinstance(locator, str) or not isinstance(content, str) or not content.strip():
                 continue  # a result without text has nothing to quote
