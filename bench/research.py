@@ -263,7 +263,10 @@ def _benign_pieces() -> list[str]:
         if path.exists():
             entries = yaml.safe_load(path.read_text(encoding="utf-8"))["entries"]
             texts += [e["text"] for e in entries if e["label"] == "benign"]
-    prose = "\n".join(texts)
+    return _cut("\n".join(texts))
+
+
+def _cut(prose: str) -> list[str]:
     return [prose[i : i + 4096] for i in range(0, len(prose), 4096)]
 
 
@@ -271,8 +274,7 @@ def _documentation_pieces() -> list[str]:
     # Ordinary technical English that no rule was written for: Python's own documentation.
     from pydoc_data.topics import topics
 
-    prose = "\n".join(topics[key] for key in sorted(topics))
-    return [prose[i : i + 4096] for i in range(0, len(prose), 4096)]
+    return _cut("\n".join(topics[key] for key in sorted(topics)))
 
 
 def throughput(text: str = "corpus") -> dict[str, float]:
