@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import stat
 import tempfile
 from pathlib import Path
@@ -225,6 +226,69 @@ def write_text(path: str | os.PathLike[str], text: str) -> None:
     except BaseException:
         # Gone only when the rename happened and an interrupt came after it: nothing to clean then.
         Path(temporary).unlink(missing_ok=True)
+        raise
+    folder = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def check_output(path: str | os.PathLike[str]) -> None:
+    """Raise the OSError a write of an output to ``path`` (``write_output``) would meet, before any
+    work is done: a folder, a special file that cannot be written, or a missing or unwritable folder."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        found = None
+    if found is not None and stat.S_ISDIR(found.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        if not os.access(path, os.W_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return
+    folder = Path(os.path.realpath(path)).parent
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(folder))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+
+
+def same_file(first: str | os.PathLike[str], second: str | os.PathLike[str]) -> bool:
+    """Whether two output paths name one file (links followed)."""
+    return os.path.realpath(first) == os.path.realpath(second)
+
+
+def write_output(path: str | os.PathLike[str], text: str) -> None:
+    """Write an output the user named: a regular file (or a new one) is replaced atomically, as
+    ``write_text`` does, keeping its mode (a new one gets 0666 less the umask, as any file the user
+    writes); a link to one is followed, so the file is replaced and the link kept; a pipe, a
+    terminal or a device (``/dev/stdout``, ``/dev/null``) is written to, never replaced by a file.
+    A pipe no one reads is an error (ENXIO), not a hang."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        found = None
+    if found is not None and not stat.S_ISREG(found.st_mode) and not stat.S_ISDIR(found.st_mode):
+        handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        os.set_blocking(handle, True)
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        return
+    target = Path(os.path.realpath(path))
+    # mutation: equivalent: the temporary's name is never seen: it is renamed over the target or removed
+    temporary = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            if found is not None:
+                os.fchmod(stream.fileno(), stat.S_IMODE(found.st_mode))
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
         raise
     folder = os.open(target.parent, os.O_RDONLY)
     try:

@@ -92,7 +92,7 @@ class CallOutcome:
     """What one call came to: its outcome code, the condition it raised (if any), its sources and hits."""
 
     outcome: str  # ok | timeout | sandbox_violation | error | invalid | injection
-    condition: StopReason | None
+    conditions: set[StopReason] = field(default_factory=set)  # more than one: the resolver picks (R-RS-1)
     items: int = 0
     sources: list[dict[str, Any]] = field(default_factory=list)  # the Source schema's fields
     hits: list[tuple[int, Hit]] = field(default_factory=list)  # (item index, hit)
@@ -120,7 +120,10 @@ def _scanned(result: ToolResult, limit: int) -> list[str] | None:
             continue
         lines = [title, item.locator, item.content]
         for key, value in sorted(metadata.items()):
-            shown = str(value)
+            try:
+                shown = str(value)
+            except ValueError:  # an integer with more digits than Python will write out
+                return None
             if len(shown) > METADATA_VALUE_CHARS or len(key) > METADATA_VALUE_CHARS:
                 return None
             lines.append(f"{key} {shown}")
@@ -130,6 +133,47 @@ def _scanned(result: ToolResult, limit: int) -> list[str] | None:
     if not joined.isascii() and _SURROGATE.search(joined):
         return None
     return texts
+
+
+def _visible_text(content: str) -> bool:
+    """Whether ``content`` has a character to read: not only spaces, line breaks and invisible
+    format characters (a zero-width space is not a sentence)."""
+    return any(c.isprintable() and not c.isspace() for c in content)
+
+
+def _strings(raw: Any) -> list[tuple[int, str]]:
+    """The strings of a result the schema or the size limits refused, each with the index of the
+    item it is in (0 for a result that is not a list): keys and values, depth first, at most as
+    many characters as a valid result could hold."""
+    budget = ITEMS_PER_CALL * (CONTENT_CHARS + TITLE_CHARS + METADATA_KEYS * 2 * METADATA_VALUE_CHARS)
+    items = list(enumerate(raw)) if isinstance(raw, list | tuple) else [(0, raw)]
+    found: list[tuple[int, str]] = []
+    for index, item in items:
+        stack = [item]
+        while stack and budget > 0:
+            value = stack.pop()
+            if isinstance(value, str):
+                found.append((index, value[:budget]))
+                budget -= len(value)
+            elif isinstance(value, dict):
+                stack.extend(reversed([part for pair in value.items() for part in pair]))
+            elif isinstance(value, list | tuple):
+                stack.extend(reversed(value))
+    return found
+
+
+def _invalid(raw: Any, items: int | None) -> CallOutcome:
+    """A result the schema or the size limits refused (VALIDATION_FAIL). Its strings are scanned
+    all the same, so that an injection beside a malformed field is still INJECTION_DETECTED, which
+    comes first (§3.4, §5; R-RS-1); offsets are into each string."""
+    outcome = CallOutcome("invalid", {StopReason.VALIDATION_FAIL}, items=items or 0)
+    found = _strings(raw)
+    for (index, _), scan in zip(found, scan_many([text for _, text in found]), strict=True):
+        outcome.hits.extend((index, hit) for hit in scan.hits)
+        if scan.blocked:
+            outcome.outcome = "injection"
+            outcome.conditions.add(StopReason.INJECTION_DETECTED)
+    return outcome
 
 
 class _Job:
@@ -220,25 +264,25 @@ class Adapter:
             # Abandoned: the late result is never read, the thread never reused.
             self._worker.retire()
             self._worker = None
-            return CallOutcome("timeout", StopReason.TIMEOUT)
+            return CallOutcome("timeout", {StopReason.TIMEOUT})
         if isinstance(job.error, SandboxViolationError):
-            return CallOutcome("sandbox_violation", StopReason.SANDBOX_VIOLATION)
+            return CallOutcome("sandbox_violation", {StopReason.SANDBOX_VIOLATION})
         if isinstance(job.error, ToolResultError):
-            return CallOutcome("invalid", StopReason.VALIDATION_FAIL)
+            return CallOutcome("invalid", {StopReason.VALIDATION_FAIL})
         if job.error is not None:
-            return CallOutcome("error", StopReason.INTERNAL_INCONSISTENCY)
+            return CallOutcome("error", {StopReason.INTERNAL_INCONSISTENCY})
         raw = job.result
         try:
             result = ToolResult.model_validate({"items": list(raw)} if isinstance(raw, list | tuple) else raw)
         except (ValidationError, TypeError, ValueError):
-            return CallOutcome("invalid", StopReason.VALIDATION_FAIL)
+            return _invalid(raw, None)
         texts = _scanned(result, limit)
         if texts is None:
-            return CallOutcome("invalid", StopReason.VALIDATION_FAIL, items=len(result.items))
+            return _invalid(raw, len(result.items))
         return self._accept(name, result, texts)
 
     def _accept(self, name: str, result: ToolResult, texts: list[str]) -> CallOutcome:
-        outcome = CallOutcome("ok", None, items=len(result.items))
+        outcome = CallOutcome("ok", items=len(result.items))
         # Everything a tool returned is scanned (§3.4): title, locator, text and metadata values.
         scans = scan_many(texts)
         for index, (item, scan) in enumerate(zip(result.items, scans, strict=True)):
@@ -247,8 +291,10 @@ class Adapter:
                 outcome.hits.extend((index, hit) for hit in scan.hits)
                 flags = scan.flags
                 if scan.blocked:
-                    outcome.outcome, outcome.condition = "injection", StopReason.INJECTION_DETECTED
+                    outcome.outcome, outcome.conditions = "injection", {StopReason.INJECTION_DETECTED}
             title, metadata, content = item.title, item.metadata, item.content
+            if not _visible_text(content):
+                continue  # nothing to quote: not a source (§3.2: NO_SOURCE if no item has any)
             # Plain data: only the sources a bundle keeps become models (SourceBundle, once a session).
             outcome.sources.append(
                 {

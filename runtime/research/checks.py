@@ -5,14 +5,18 @@
   among the response's sources, and every listed source is cited.
 * telemetry (R-RS-1, R-RS-6, R-RS-9): the contract version is this one; every code is a stop
   reason; the stop reason is the first condition in priority order (success when none); the action
-  is the one the stop reason gives (NO_SOURCE: ASK_CLARIFY or UNKNOWN). The schema already keeps
-  raw text out: only codes, counts, hashes, rule ids and offsets fit it.
+  is the one the stop reason gives (NO_SOURCE: ASK_CLARIFY or UNKNOWN); research is granted
+  exactly when no router refusal is a condition, NO_SOURCE only when it was; INJECTION_DETECTED is
+  a condition exactly when a block-severity hit is recorded; the budget used is what the calls
+  cost; kept sources need a call. The schema already keeps raw text out: only codes, counts,
+  hashes, rule ids and offsets fit it.
 * source_bundle (R-RS-7): each source id is the hash of its (tool, locator, content), ids are
   distinct, and the order is (tool order, locator, id).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from types import MappingProxyType
 
@@ -30,6 +34,8 @@ from rcs_contracts.generated.research.stop_reasons import ACTION, StopReason
 from rcs_contracts.generated.research.telemetry_schema import ResearchTelemetry
 from rcs_contracts.runtime.research.adapter import source_id
 from rcs_contracts.runtime.research.answer import SENTENCE_FOR
+from rcs_contracts.runtime.research.injection import BLOCK
+from rcs_contracts.runtime.research.policy import ROUTER_REFUSALS
 from rcs_contracts.runtime.research.stop import action_of, in_priority_order, resolve_stop_reason
 
 _ANSWER = ACTION[StopReason.SUCCESS_COMPLETED]
@@ -103,6 +109,7 @@ def check_telemetry(model: BaseModel, context: Context) -> Iterator[RcsError]:
         yield ERRORS.action_mismatch(
             stop_reason=reason.value, expected=ACTION[reason], action=model.action, location=("action",)
         )
+    yield from _telemetry_accounts(model, set(conditions))
 
 
 def _telemetry_consistency(
@@ -119,8 +126,28 @@ def _telemetry_consistency(
         yield ERRORS.telemetry_calls_not_granted(count=len(model.calls), location=("calls",))
     if reason is StopReason.SUCCESS_COMPLETED:
         for index, hit in enumerate(model.injection_hits):
-            if hit.severity == "block":
+            if hit.severity == BLOCK:
                 yield ERRORS.telemetry_blocked_success(rule=hit.rule, location=("injection_hits", index))
+
+
+def _telemetry_accounts(model: ResearchTelemetry, conditions: set[StopReason]) -> Iterator[RcsError]:
+    """What the record's conditions, calls, hits and counts say about each other (a review found
+    records the schema and the priority accept that no session can write)."""
+    refused = bool(conditions & ROUTER_REFUSALS)
+    if model.granted == refused:
+        say = "name" if refused else "do not name"
+        yield ERRORS.telemetry_grant_mismatch(granted=json.dumps(model.granted), say=say, location=("granted",))
+    if StopReason.NO_SOURCE in conditions and not model.granted:
+        yield ERRORS.telemetry_no_source_not_granted(location=("conditions",))
+    blocks = sum(hit.severity == BLOCK for hit in model.injection_hits)
+    if (StopReason.INJECTION_DETECTED in conditions) != (blocks > 0):
+        where = "in" if StopReason.INJECTION_DETECTED in conditions else "not in"
+        yield ERRORS.telemetry_injection_mismatch(condition=where, hits=blocks, location=("injection_hits",))
+    cost = sum(call.cost for call in model.calls)
+    if model.budget_units_used != cost:
+        yield ERRORS.telemetry_budget_mismatch(used=model.budget_units_used, cost=cost, location=("budget_units_used",))
+    if model.sources_kept and not model.calls:
+        yield ERRORS.telemetry_sources_without_calls(count=model.sources_kept, location=("sources_kept",))
 
 
 def check_source_bundle(model: BaseModel, context: Context) -> Iterator[RcsError]:

@@ -4,6 +4,9 @@
 Prints the response: text (the answer with its citations, or the clarify, unknown or downgrade
 sentence) or the response document as JSON. Exit 0 whenever a response was produced (a downgrade is
 a response), 2 for bad input. The stop reason is never printed (R-RS-8): it is in the telemetry file.
+Output paths are checked before any tool runs (one file named twice, a missing or unwritable folder,
+a folder); the response is printed before they are written, and a pipe or device (``/dev/stdout``)
+is written to, never replaced. A write that still fails is reported with exit 2.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from rcs_contracts.generated.cli import messages as M
 from rcs_contracts.generated.cli.limits import Input
 from rcs_contracts.generated.research.request_schema import KIND as REQUEST_KIND
 from rcs_contracts.generated.research.request_schema import ResearchRequest
+from rcs_contracts.generated.research.response_schema import ResearchResponse
 from rcs_contracts.runtime.research.adapter import make_tools
 from rcs_contracts.runtime.research.evidence import to_evidence
 from rcs_contracts.runtime.research.session import run_research
@@ -66,7 +70,16 @@ def run(
         tools = make_tools(docs=docs, web=web)
     except RcsError as exc:
         return _fail(err, str(exc))
+    # The outputs are bad input too, found before any tool runs (a call may cost budget units).
+    if telemetry is not None and evidence_out is not None and files.same_file(telemetry, evidence_out):
+        return _fail(err, M.research_same_output(path=evidence_out))
+    for target in [path for path in (telemetry, evidence_out) if path is not None]:
+        try:
+            files.check_output(target)
+        except OSError as exc:
+            return _fail(err, M.research_write_failed(path=target, reason=files.reason(exc)))
     result = run_research(model, tools, enabled=enabled)
+    _print(result.response, output, out)
     writes: list[tuple[str, str]] = []
     if telemetry is not None:
         writes.append((telemetry, _dump(result.telemetry)))
@@ -75,13 +88,18 @@ def run(
         writes.append((evidence_out, _dump(to_evidence(result.bundle, result.response, captured))))
     for target, text in writes:
         try:
-            files.write_text(target, text)
+            files.write_output(target, text)
         except OSError as exc:  # named by the path asked for: the temporary file's name means nothing
             return _fail(err, M.research_write_failed(path=target, reason=files.reason(exc)))
-    response = result.response
+    return EXIT_OK
+
+
+def _print(response: ResearchResponse, output: str, out: TextIO) -> None:
+    """The response as the user asked for it (printed before the output files are written, so that
+    a write that fails after all loses nothing)."""
     if output == "json":
         out.write(printable_json(_dump(response)))
-        return EXIT_OK
+        return
     lines = [M.research_header(action=response.action, text=response.text)]
     number = {s.source_id: i for i, s in enumerate(response.sources, 1)}
     for bullet in response.bullets:
@@ -90,7 +108,6 @@ def run(
         lines.append(f"[{number[source.source_id]}] {source.locator}" + (f" ({source.title})" if source.title else ""))
     # Source text is others' text: one line each, with any control character escaped.
     out.write("\n".join(printable(line) for line in lines) + "\n")
-    return EXIT_OK
 
 
 def main(

@@ -88,8 +88,11 @@ def _invisible() -> re.Pattern[str]:
 
 @cache
 def _override() -> re.Pattern[str]:
+    # An override ends at its pop or at the end of its paragraph (Unicode's bidi algorithm): the
+    # paragraph separators are the characters of bidi class B.
     start, end = (re.escape(chr(c)) for c in BIDI_OVERRIDE)
-    return re.compile(f"{start}([^{end}]*)(?:{end}|$)")
+    paragraph = "".join(re.escape(chr(c)) for c in range(0x3000) if unicodedata.bidirectional(chr(c)) == "B")
+    return re.compile(f"{start}([^{end}{paragraph}]*){end}?")
 
 
 class _Finder(Protocol):
@@ -340,29 +343,62 @@ def _classes() -> PatternSet:
     )
 
 
-def _readings(text: str, present: frozenset[int] | None = None, possible: frozenset[int] | None = None) -> list[str]:
+def _unmarked(raw: str) -> str:
+    """``raw`` as displayed with every combining mark dropped: those NFKC composes into an accented
+    letter ("o" + U+0301 is "ó") are dropped before it can, those left over after it too."""
+    folded = unicodedata.normalize("NFKC", _MARKS.sub("", raw))
+    return _MARKS.sub("", _invisible().sub("", folded))
+
+
+def _spaced(lowered: str) -> tuple[str, str]:
+    """(the lowered text with each run of spaced-out letters joined up in place, the joined runs
+    alone, one space between), or ("", "") when it holds no such run."""
+    pieces, runs, last = [], [], 0
+    for match in _LETTER_RUN.finditer(lowered):
+        if sum(c.isalnum() for c in match[0]) < SPACED_MIN_LETTERS:
+            continue
+        runs.append(_joined(match[0]))
+        pieces += [lowered[last : match.start()], runs[-1]]
+        last = match.end()
+    if not runs:
+        return "", ""
+    return "".join([*pieces, lowered[last:]]), " ".join(runs)
+
+
+def _readings(
+    text: str, present: frozenset[int] | None = None, possible: frozenset[int] | None = None, raw: str | None = None
+) -> list[str]:
     """The other readings of a visible text that differ from it (see the table's ``readings``).
-    ``present``: a superset of the classes ``text`` holds (``_classes``), ``possible`` of the
-    reading gates its lowered text passes (``_reading_gates``), when already known."""
+    ``present``: a superset of the classes ``text`` (and ``raw``) hold (``_classes``), ``possible``
+    of the reading gates its lowered text passes (``_reading_gates``), when already known; ``raw``:
+    the text before NFKC, when there was one.
+
+    The readings chain: look-alikes are read in the text with its marks dropped, and letters are
+    joined up and read as leetspeak in the text with both undone, so that tricks combine.
+    """
     found: list[str] = []
+    base = text
     if not text.isascii():
         present = _classes().matching(text) if present is None else present
-        # After NFKC, combining marks left over decorate letters (an underline on each): drop them.
-        stripped = _MARKS.sub("", text) if _MARK_CLASS in present else text
-        if stripped != text:
-            found.append(stripped)
-        if _CONFUSABLE_CLASS in present and _LATIN.search(text):
-            found.append(text.translate(_confusables()))
-    lowered = text.lower()
-    possible = _reading_gates().matching(lowered) if possible is None else possible
-    runs = (
-        [m[0] for m in _LETTER_RUN.finditer(lowered) if sum(c.isalnum() for c in m[0]) >= SPACED_MIN_LETTERS]
-        if _RUN in possible
-        else []
-    )
-    joined = " ".join(_joined(r) for r in runs)
-    if joined:
-        found.append(joined)
+        # Combining marks decorate letters (an underline on each, an accent NFKC composes): drop them.
+        if _MARK_CLASS in present:
+            stripped = _unmarked(text if raw is None else raw)
+            if stripped != base:
+                found.append(stripped)
+                base = stripped
+        if _CONFUSABLE_CLASS in present and _LATIN.search(base):
+            latin = base.translate(_confusables())
+            if latin != base:
+                found.append(latin)
+                base = latin
+    lowered = base.lower()
+    if possible is None or base is not text:
+        possible = _reading_gates().matching(lowered)
+    # Spaced-out letters are joined up where they stand, so the words around them are read with
+    # them ("ignore all p r e v i o u s instructions").
+    joined_text, joined = _spaced(lowered) if _RUN in possible else ("", "")
+    if joined_text:
+        found.append(joined_text)
     if _LEET in possible:
         base = f"{lowered}\n{joined}" if joined else lowered
         spans = _leet_spans(base)
@@ -372,40 +408,56 @@ def _readings(text: str, present: frozenset[int] | None = None, possible: frozen
             # Only the sentences that hold leetspeak are read as letters: a rule reads within a
             # sentence, and a page of ids and hashes is not copied twice more.
             as_i, as_l = _leet()
-            raw = _sentences_with(base, spans).encode("utf-8")
-            found.extend([raw.translate(as_i).decode("utf-8"), raw.translate(as_l).decode("utf-8")])
+            raw_leet = _sentences_with(base, spans).encode("utf-8")
+            found.extend([raw_leet.translate(as_i).decode("utf-8"), raw_leet.translate(as_l).decode("utf-8")])
     return found
 
 
-def _visible(text: str) -> tuple[str, str, bool]:
-    """(NFKC text as displayed with the invisible characters out, its other readings (what tag
-    characters spell, then the table's readings) one per line, whether any invisible character
-    was there). ASCII text is its own display."""
+@dataclass(frozen=True)
+class _Visible:
+    """A text as the rules read it: what is displayed (NFKC, invisible characters out), its other
+    readings one per line (what tag characters spell first), the ASCII the tags spell alone (where
+    blobs are looked for too), and whether any invisible character was there."""
+
+    text: str
+    readings: str
+    obfuscated: bool
+    spelled: str = ""
+
+
+def _visible(text: str) -> _Visible:
+    """How the rules read ``text``. ASCII text is its own display."""
     if text.isascii():
-        return text, "\n".join(_readings(text)), False
+        return _Visible(text, "\n".join(_readings(text)), False)
     folded = unicodedata.normalize("NFKC", text)
-    present = _classes().matching(folded)
-    # What a reader sees: a right-to-left override shows its text reversed.
-    if _OVERRIDE_CLASS in present:
-        folded = _override().sub(lambda m: m[1][::-1], folded)
+    # Both the text and its NFKC form: a combining mark NFKC composes is only in the first, a
+    # look-alike NFKC makes (mathematical alphanumerics) only in the second.
+    present = _classes().matching(f"{text}\n{folded}")
     tags = _TAGS.findall(folded) if _TAG_CLASS in present else []
-    hidden = "".join(chr(ord(c) - _TAG_BASE) for run in tags for c in run)
+    spelled = "".join(chr(ord(c) - _TAG_BASE) for run in tags for c in run)
     cleaned, removed = _invisible().subn("", folded) if _INVISIBLE_CLASS in present else (folded, 0)
-    extra = [hidden] if hidden else []
+    extra = [spelled, *_readings(spelled)] if spelled else []
+    # A model reads the characters in their stored order, a person as displayed: text after a
+    # right-to-left override shows reversed, so that order is read too (the override characters
+    # themselves are invisible: removed, and flagged).
+    if _OVERRIDE_CLASS in present:
+        shown = _invisible().sub("", _override().sub(lambda m: m[1][::-1], folded))
+        if shown != cleaned:
+            extra += [shown, *_readings(shown)]
     # Removing characters only takes classes away, so ``present`` still holds all of cleaned's.
-    return cleaned, "\n".join([*extra, *_readings(cleaned, present)]), removed > 0
+    return _Visible(cleaned, "\n".join([*extra, *_readings(cleaned, present, raw=text)]), removed > 0, spelled)
 
 
 def normalise(text: str) -> tuple[str, bool]:
     """(the text the rules read, whether invisible characters were removed).
 
-    NFKC, then the invisible characters out, then case-folded; what tag characters spell is
-    appended on a line of its own, so an instruction written in them is read.
+    NFKC, then the invisible characters out, then case-folded; what tag characters spell and the
+    text's other readings are appended on lines of their own, so an instruction written in them is
+    read. A lone surrogate reads as U+FFFD, as in ``scan_injection``.
     """
-    cleaned, hidden, removed = _visible(text)
-    if hidden:
-        cleaned = f"{cleaned}\n{hidden}"
-    return cleaned.casefold(), removed
+    seen = _visible(valid_text(text))
+    cleaned = f"{seen.text}\n{seen.readings}" if seen.readings else seen.text
+    return cleaned.casefold(), seen.obfuscated
 
 
 def _rule_hits(text: str, passed: frozenset[int] | None = None) -> list[Hit]:
@@ -434,7 +486,7 @@ def _rule_hits(text: str, passed: frozenset[int] | None = None) -> list[Hit]:
     return hits
 
 
-def _decoded(blob: str) -> str | None:
+def _decoded_exactly(blob: str) -> str | None:
     """The text a base64 (or hex) blob encodes when it is mostly printable UTF-8, else None."""
     try:
         if _hex().fullmatch(blob) and len(blob) % 2 == 0:
@@ -448,6 +500,40 @@ def _decoded(blob: str) -> str | None:
         return text or None
     printable = sum(c.isprintable() or c.isspace() for c in text)
     return text if printable >= 0.9 * len(text) else None
+
+
+# How many "/" of a blob may end a path glued to it ("example.org/docs/<blob>"): a blob's own
+# alphabet has "/", so the blob may start after any of them.
+_PATH_STARTS = 8
+
+
+@cache
+def _shortest_blob() -> int:
+    """How long the shortest base64 blob the table's pattern finds is (a run of its alphabet)."""
+    pattern = re.compile(ENCODED_PATTERN, re.IGNORECASE)
+    return next((n for n in range(1, 1 << 16) if pattern.fullmatch("a" * n)), 1)
+
+
+def _decoded(blob: str) -> tuple[int, str] | None:
+    """(where in ``blob`` the encoded part starts, the text it encodes), when some part of it
+    encodes mostly printable UTF-8: the whole run first, then the run
+    without up to three leading characters (a blob glued to a word: "x" + blob), then what follows
+    one of its first "/" (a blob glued to a path), with the same shifts; each piece still as long
+    as a blob (a piece of a run is in its alphabet, so only its length can fail the pattern)."""
+    slashes: list[int] = []
+    at = blob.find("/")
+    while at >= 0 and len(slashes) < _PATH_STARTS:
+        slashes.append(at + 1)
+        at = blob.find("/", at + 1)
+    for start in [0, *slashes]:
+        for shift in range(4):
+            piece = blob[start + shift :]
+            if (start or shift) and len(piece) < _shortest_blob():
+                break
+            decoded = _decoded_exactly(piece)
+            if decoded is not None:
+                return start + shift, decoded
+    return None
 
 
 @dataclass(frozen=True)
@@ -483,29 +569,44 @@ def _inners(blobs: list[str]) -> tuple[list[str], bool]:
     return inners, bool(_every_passed("\n".join(inners)).rules)
 
 
-def _scan(source: str, hidden: str, obfuscated: bool, passed: _Passed | None = None) -> Scan:
+def _folded_at(text: str, index: int) -> int:
+    """Where ``text[index]`` lands once ``text`` is case-folded (folding is per character, and may
+    lengthen one: "ß" is "ss")."""
+    return index if text.isascii() else len(text[:index].casefold())
+
+
+def _scan(seen: _Visible, passed: _Passed | None = None) -> Scan:
     # ``passed``: the gates of an ASCII source with no other reading, when already known.
-    folded = (f"{source}\n{hidden}" if hidden else source).casefold()
-    hits = _rule_hits(folded, None if passed is None else passed.rules)
-    if obfuscated:
+    source = seen.text
+    unfolded = f"{source}\n{seen.readings}" if seen.readings else source
+    hits = _rule_hits(unfolded.casefold(), None if passed is None else passed.rules)
+    if seen.obfuscated:
         hits.append(Hit(OBFUSCATION[0], OBFUSCATION[1], 0, 0))
-    # Base64 is case-sensitive: blobs are read from the text before case-folding (their offsets
-    # are into that text).
-    kinds = _blob_gates().matching(source) if passed is None else passed.blobs
+    # Base64 is case-sensitive: blobs are read before case-folding, in the text and in what tag
+    # characters spell (the first of its readings), and their offsets then moved to the folded text.
+    blob_text = f"{source}\n{seen.spelled}" if seen.spelled else source
+    kinds = _blob_gates().matching(blob_text) if passed is None else passed.blobs
     base64_blobs, hex_blobs = _blob_spans()
-    blobs = base64_blobs.spans(source) if 0 in kinds else []
-    blobs += hex_blobs.spans(source) if 1 in kinds else []
-    found = []
-    for start, end in blobs[:MAX_ENCODED_BLOBS]:
-        decoded = _decoded(source[start:end])
-        if decoded is not None:
-            found.append((start, end, decoded))
+    blobs = base64_blobs.spans(blob_text) if 0 in kinds else []
+    blobs += hex_blobs.spans(blob_text) if 1 in kinds else []
+    found: list[tuple[tuple[int, int], str]] = []
+    for start, end in blobs:
+        part = _decoded(blob_text[start:end])
+        if part is None:
+            continue
+        skipped, decoded = part
+        span = _folded_at(unfolded, start + skipped), _folded_at(unfolded, end)
+        if len(found) == MAX_ENCODED_BLOBS:
+            # Failing closed: more encoded text than the filter reads is itself the tell.
+            hits.append(Hit(ENCODED[0], ENCODED[1], *span))
+            break
+        found.append((span, decoded))
     # One pass of the rule gates over every decoded text says whether any rule can match in any of
     # them: most pages' blobs are images and fonts.
-    inners, can_hit = _inners([decoded for _, _, decoded in found]) if found else ([], False)
-    for (start, end, _), inner in zip(found, inners, strict=True):
+    inners, can_hit = _inners([decoded for _, decoded in found]) if found else ([], False)
+    for (span, _), inner in zip(found, inners, strict=True):
         if (can_hit and _rule_hits(inner)) or _speaks(inner):  # hiding a sentence in base64 is itself the tell
-            hits.append(Hit(ENCODED[0], ENCODED[1], start, end))
+            hits.append(Hit(ENCODED[0], ENCODED[1], *span))
     return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
 
 
@@ -520,15 +621,15 @@ def _scan_valid(text: str) -> Scan:
     automaton has read, the one holding every gate is the slower.)
     """
     if not text.isascii():
-        return _scan(*_visible(text))
+        return _scan(_visible(text))
     passed = _every_passed(text.lower())
-    hidden = "\n".join(_readings(text, possible=passed.readings)) if passed.readings else ""
-    return _scan(text, hidden, False) if hidden else _scan(text, "", False, passed)
+    readings = "\n".join(_readings(text, possible=passed.readings)) if passed.readings else ""
+    return _scan(_Visible(text, readings, False)) if readings else _scan(_Visible(text, "", False), passed)
 
 
 def scan_injection(text: str) -> Scan:
     """Scan one text with every rule of the injection table (R-RS-5)."""
-    return _scan(*_visible(valid_text(text)))
+    return _scan(_visible(valid_text(text)))
 
 
 _NOTHING = Scan(())
@@ -547,8 +648,8 @@ def _every_gate() -> PatternSet:
 def prepare() -> None:
     """Compile every automaton and table the scan may use, now rather than on the first text that
     needs it: a start-up cost paid once per process (the bench times it apart from the scan)."""
-    builds = (_invisible, _override, _rules, _blob_spans, _prose, _hex, _blob_gates, _reading_gates, _leet_token)
-    for build in (*builds, _confusables, _leet, _classes, _every_gate):
+    builds = (_invisible, _override, _rules, _blob_spans, _prose, _hex, _shortest_blob, _blob_gates, _reading_gates)
+    for build in (*builds, _leet_token, _confusables, _leet, _classes, _every_gate):
         build()
 
 
@@ -564,7 +665,7 @@ def scan_many(texts: list[str]) -> list[Scan]:
     valid = [valid_text(text) for text in texts]
     plain = [text for text in valid if text.isascii()]
     if plain and not _possible(_every_passed("\n".join(plain).lower())):
-        return [_NOTHING if text.isascii() else _scan(*_visible(text)) for text in valid]
+        return [_NOTHING if text.isascii() else _scan(_visible(text)) for text in valid]
     return [_scan_valid(text) for text in valid]
 
 

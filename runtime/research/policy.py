@@ -12,6 +12,8 @@ from rcs_contracts.generated.research.request_schema import LowerCaps, ResearchR
 from rcs_contracts.generated.research.stop_reasons import StopReason
 
 # The request schema's modes, research first: the one that asks for research.
+# The stop reasons only the router gives: research is granted exactly when none of them holds.
+ROUTER_REFUSALS: frozenset[StopReason] = frozenset({StopReason.ENTITLEMENT_CAP, StopReason.POLICY_DISABLED})
 RESEARCH_MODE: str = get_args(ResearchRequest.model_fields["requested_mode"].annotation)[0]
 
 

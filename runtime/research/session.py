@@ -132,8 +132,8 @@ class _Session:
             self.budget_used += TOOL_COST[tool]
             outcome = self.adapter.call(tool, clause, self._limit(), timeout_s)
             self._record(tool, clause, now, outcome)
-            if outcome.condition is not None:
-                self.conditions.add(outcome.condition)
+            if outcome.conditions:
+                self.conditions |= outcome.conditions
                 return  # abort at once (§3.6)
         # Checking what the last call returned (the injection scan) is session time too.
         if (self.clock.now() - self.start) * 1000 > caps.total_research_timeout_ms:
@@ -170,7 +170,7 @@ class _Session:
                     "end": hit.end,
                 }
             )
-        if outcome.condition is None:
+        if not outcome.conditions:
             self.sources.extend(outcome.sources)
 
 

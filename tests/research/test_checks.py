@@ -26,6 +26,18 @@ def answer(**extra: Any) -> dict[str, Any]:
     return doc
 
 
+CALL = {
+    "index": 0,
+    "tool": "docs",
+    "query_sha256": SID,
+    "outcome": "ok",
+    "cost": 10,
+    "started_ms": 0,
+    "elapsed_ms": 1,
+    "items": 0,
+}
+
+
 def telemetry(**extra: Any) -> dict[str, Any]:
     doc = {
         "contract_version": "18.0.0",
@@ -36,7 +48,7 @@ def telemetry(**extra: Any) -> dict[str, Any]:
         "conditions": [],
         "stop_reason": "SUCCESS_COMPLETED",
         "action": "ANSWER",
-        "calls": [],
+        "calls": [CALL],
         "sources_kept": 1,
         "sources_dropped": 0,
         "injection_hits": [],
@@ -44,6 +56,12 @@ def telemetry(**extra: Any) -> dict[str, Any]:
         "elapsed_ms": 3,
     }
     doc.update(extra)
+    # A record as a session writes it unless a test says otherwise: no call when research was not
+    # granted, and the budget the calls cost.
+    if "calls" not in extra and not doc["granted"]:
+        doc["calls"] = []
+    if "budget_units_used" not in extra:
+        doc["budget_units_used"] = sum(call["cost"] for call in doc["calls"])
     return doc
 
 
@@ -147,18 +165,6 @@ def test_bundle_ids_and_order(tmp_path: Path) -> None:
     assert code == 1 and "source_id is not the SHA-256" in out
 
 
-CALL = {
-    "index": 0,
-    "tool": "docs",
-    "query_sha256": SID,
-    "outcome": "ok",
-    "cost": 10,
-    "started_ms": 0,
-    "elapsed_ms": 1,
-    "items": 0,
-}
-
-
 @pytest.mark.parametrize(
     ("kind", "document", "expected"),
     [
@@ -189,6 +195,52 @@ CALL = {
             ),
             "1 tool calls although research was not granted",
         ),
+        # A review (helper-25) found these accepted: records no session writes.
+        ("research/telemetry", telemetry(calls=[], budget_units_used=0), "1 sources kept, but no tool was called"),
+        (
+            "research/telemetry",
+            telemetry(conditions=["ENTITLEMENT_CAP"], stop_reason="ENTITLEMENT_CAP", action="BASELINE", sources_kept=0),
+            "granted is true, but the conditions name a policy refusal",
+        ),
+        (
+            "research/telemetry",
+            telemetry(granted=False, sources_kept=0, calls=[], budget_units_used=0),
+            "granted is false, but the conditions do not name a policy refusal",
+        ),
+        (
+            "research/telemetry",
+            telemetry(
+                granted=False,
+                conditions=["POLICY_DISABLED", "NO_SOURCE"],
+                stop_reason="POLICY_DISABLED",
+                action="BASELINE",
+                sources_kept=0,
+                calls=[],
+                budget_units_used=0,
+            ),
+            "NO_SOURCE although research was not granted: no tool was asked",
+        ),
+        (
+            "research/telemetry",
+            telemetry(
+                conditions=["INJECTION_DETECTED"], stop_reason="INJECTION_DETECTED", action="BASELINE", sources_kept=0
+            ),
+            "INJECTION_DETECTED is in the conditions, but 0 block-severity hits are recorded",
+        ),
+        (
+            "research/telemetry",
+            telemetry(
+                conditions=["TIMEOUT"],
+                stop_reason="TIMEOUT",
+                action="BASELINE",
+                sources_kept=0,
+                injection_hits=[
+                    {"rule": "OVERRIDE_PRIOR", "severity": "block", "call": 0, "item": 0, "start": 0, "end": 5}
+                ],
+            ),
+            "INJECTION_DETECTED is not in the conditions, but 1 block-severity hits are recorded",
+        ),
+        ("research/telemetry", telemetry(budget_units_used=35), "budget_units_used is 35, but the calls cost 10"),
         (
             "research/response",
             answer(bullets=[{"text": "x" * 401, "source_ids": [SID]}]),

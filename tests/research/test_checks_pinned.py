@@ -250,27 +250,6 @@ def test_response_findings_in_document_order() -> None:
 # --- telemetry --------------------------------------------------------------------------------
 
 
-def telemetry(**extra: Any) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "contract_version": CONTRACT_VERSION,
-        "request_sha256": A,
-        "tier": "PRO",
-        "env": "prod",
-        "granted": True,
-        "conditions": [],
-        "stop_reason": "SUCCESS_COMPLETED",
-        "action": "ANSWER",
-        "calls": [],
-        "sources_kept": 1,
-        "sources_dropped": 0,
-        "injection_hits": [],
-        "budget_units_used": 10,
-        "elapsed_ms": 3,
-    }
-    doc.update(extra)
-    return doc
-
-
 CALL = {
     "index": 0,
     "tool": "docs",
@@ -281,6 +260,33 @@ CALL = {
     "elapsed_ms": 1,
     "items": 0,
 }
+
+
+def telemetry(**extra: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "contract_version": CONTRACT_VERSION,
+        "request_sha256": A,
+        "tier": "PRO",
+        "env": "prod",
+        "granted": True,
+        "conditions": [],
+        "stop_reason": "SUCCESS_COMPLETED",
+        "action": "ANSWER",
+        "calls": [CALL],
+        "sources_kept": 1,
+        "sources_dropped": 0,
+        "injection_hits": [],
+        "budget_units_used": 10,
+        "elapsed_ms": 3,
+    }
+    doc.update(extra)
+    # A record as a session writes it unless a test says otherwise: no call when research was not
+    # granted, and the budget the calls cost.
+    if "calls" not in extra and not doc["granted"]:
+        doc["calls"] = []
+    if "budget_units_used" not in extra:
+        doc["budget_units_used"] = sum(call["cost"] for call in doc["calls"])
+    return doc
 
 
 def hit(severity: str, rule: str = "RULE_X") -> dict[str, Any]:
@@ -386,15 +392,22 @@ def test_conditions_with_success() -> None:
     assert both("telemetry", document) == [ORDER, SUCCESS_WITHOUT]
 
 
-@pytest.mark.parametrize(
-    "document",
-    [
-        telemetry(sources_kept=0),
-        telemetry(granted=False),
-    ],
-)
-def test_success_without_sources(document: dict[str, Any]) -> None:
-    assert both("telemetry", document) == [SUCCESS_WITHOUT]
+def test_success_without_sources() -> None:
+    assert both("telemetry", telemetry(sources_kept=0)) == [SUCCESS_WITHOUT]
+
+
+def test_success_without_research() -> None:
+    # Not granted, so no call could have found the kept source either.
+    assert both("telemetry", telemetry(granted=False)) == [
+        SUCCESS_WITHOUT,
+        (
+            INVARIANT,
+            "TELEMETRY_GRANT_MISMATCH",
+            "granted is false, but the conditions do not name a policy refusal",
+            ("granted",),
+        ),
+        (INVARIANT, "TELEMETRY_SOURCES_WITHOUT_CALLS", "1 sources kept, but no tool was called", ("sources_kept",)),
+    ]
 
 
 def test_no_source_with_sources() -> None:
@@ -426,7 +439,13 @@ def test_blocked_success() -> None:
             "TELEMETRY_BLOCKED_SUCCESS",
             "block-severity injection hit RULE_B in a successful session",
             ("injection_hits", 1),
-        )
+        ),
+        (
+            INVARIANT,
+            "TELEMETRY_INJECTION_MISMATCH",
+            "INJECTION_DETECTED is not in the conditions, but 1 block-severity hits are recorded",
+            ("injection_hits",),
+        ),
     ]
 
 
@@ -501,6 +520,18 @@ def test_telemetry_findings_in_document_order() -> None:
             "NO_SOURCE_ACTION",
             "stop reason NO_SOURCE needs action ASK_CLARIFY or UNKNOWN, not ANSWER",
             ("action",),
+        ),
+        (
+            INVARIANT,
+            "TELEMETRY_GRANT_MISMATCH",
+            "granted is false, but the conditions do not name a policy refusal",
+            ("granted",),
+        ),
+        (
+            INVARIANT,
+            "TELEMETRY_NO_SOURCE_NOT_GRANTED",
+            "NO_SOURCE although research was not granted: no tool was asked",
+            ("conditions",),
         ),
     ]
 

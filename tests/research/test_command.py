@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -158,9 +160,83 @@ def test_an_evidence_path_that_is_a_folder_is_named_as_given_and_leaves_no_tempo
     code, out, err = _run(_request(tmp_path), "json", telemetry=str(telemetry), evidence=str(folder))
     assert (code, out) == (2, "")
     assert err == f"rcs research: cannot write {folder}: Is a directory\n"
-    assert json.loads(telemetry.read_text(encoding="utf-8"))["contract_version"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["request.json", "taken", "telemetry.json"]
+    # Found before any tool ran: nothing written, the telemetry included.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["request.json", "taken"]
     assert list(folder.iterdir()) == []
+
+
+# From an adversarial review (helper-25): outputs are checked before any tool runs, and a path
+# that is not a regular file is written to, never replaced.
+
+
+class Counting(Canned):
+    calls = 0
+
+    def search(self, query: str, limit: int) -> list[dict[str, Any]]:
+        Counting.calls += 1
+        return super().search(query, limit)
+
+
+def test_a_bad_output_path_is_found_before_any_tool_runs_and_an_old_file_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(command, "make_tools", lambda docs, web: [Counting()])
+    Counting.calls = 0
+    telemetry = tmp_path / "telemetry.json"
+    telemetry.write_text("old\n", encoding="utf-8")
+    missing = tmp_path / "missing" / "evidence.json"
+    code, out, err = _run(_request(tmp_path), "text", telemetry=str(telemetry), evidence=str(missing))
+    assert (code, out, Counting.calls) == (2, "", 0)
+    assert err == f"rcs research: cannot write {missing}: No such file or directory\n"
+    assert telemetry.read_text(encoding="utf-8") == "old\n"
+
+
+def test_one_file_named_for_both_outputs_is_bad_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(command, "make_tools", lambda docs, web: [Counting()])
+    Counting.calls = 0
+    both = tmp_path / "out.json"
+    (tmp_path / "link.json").symlink_to(both)
+    code, out, err = _run(_request(tmp_path), "text", telemetry=str(both), evidence=str(tmp_path / "link.json"))
+    assert (code, out, Counting.calls) == (2, "", 0)
+    assert err == f"rcs research: --telemetry and --evidence-out name the same file: {tmp_path / 'link.json'}\n"
+    assert not both.exists()
+
+
+def test_a_link_to_a_file_is_followed_and_kept(tmp_path: Path, canned: None) -> None:
+    target = tmp_path / "target.json"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o640)
+    link = tmp_path / "telemetry.json"
+    link.symlink_to(target)
+    code, _, _ = _run(_request(tmp_path), "text", telemetry=str(link))
+    assert code == 0 and link.is_symlink()
+    assert json.loads(target.read_text(encoding="utf-8"))["stop_reason"] == "SUCCESS_COMPLETED"
+    assert target.stat().st_mode & 0o777 == 0o640  # the replaced file keeps its mode
+
+
+def test_a_new_output_file_gets_the_users_umask(tmp_path: Path, canned: None) -> None:
+    old = os.umask(0o027)
+    try:
+        code, _, _ = _run(_request(tmp_path), "text", telemetry=str(tmp_path / "t.json"))
+    finally:
+        os.umask(old)
+    assert code == 0
+    assert (tmp_path / "t.json").stat().st_mode & 0o777 == 0o640
+
+
+def test_a_device_is_written_to_not_replaced(tmp_path: Path, canned: None) -> None:
+    code, out, _ = _run(_request(tmp_path), "text", telemetry=os.devnull)
+    assert code == 0 and out.startswith("[ANSWER]")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_a_pipe_no_one_reads_is_an_error_after_the_response_not_a_hang(tmp_path: Path, canned: None) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code, out, err = _run(_request(tmp_path), "text", telemetry=str(fifo))
+    assert code == 2 and out.startswith("[ANSWER]")  # the response is never lost
+    assert err == f"rcs research: cannot write {fifo}: No such device or address\n"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
 def test_a_read_error_without_a_system_reason_gives_its_text(

@@ -67,10 +67,24 @@ def test_a_json_paper_gives_one_section_per_labelled_section(tmp_path: Path) -> 
     ],
     ids=["sections-not-a-list", "no-sections", "top-level-list", "sections-an-object"],
 )
-def test_json_that_is_not_a_paper_indexes_nothing(tmp_path: Path, content: object) -> None:
+def test_json_that_is_not_a_paper_is_searched_as_written(tmp_path: Path, content: object) -> None:
+    # As JSON that does not parse is: a folder's .json notes are found, not silently skipped.
     _write(tmp_path, "data.json", content)
     _write(tmp_path, "other.txt", "unrelated words only")
-    assert _titles(tmp_path) == []
+    assert _titles(tmp_path) == ["data.json"]
+    [item] = DocsTool(tmp_path).search(WORD, 50)
+    assert item["content"] == (tmp_path / "data.json").read_text(encoding="utf-8")
+
+
+def test_a_locator_names_the_file_whatever_its_name_holds(tmp_path: Path) -> None:
+    # "#" separates a paper's section label, but a file's own name may hold one too; files that
+    # differ only in case keep their own paths in the locator (only the title is numbered).
+    for name in ("C#-notes.txt", "A.txt", "a.txt"):
+        _write(tmp_path, name, f"{WORD} in {name}.")
+    _write(tmp_path, "p#1.json", {"sections": [{"label": "Intro", "text": f"{WORD} in a paper."}]})
+    items = DocsTool(tmp_path).search(WORD, 50)
+    files = sorted(item["locator"].rsplit("#", 1)[0] for item in items)
+    assert files == ["A.txt", "C#-notes.txt", "a.txt", "p#1.json"]
 
 
 def test_json_that_does_not_parse_is_plain_text(tmp_path: Path) -> None:

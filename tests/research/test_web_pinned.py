@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ import pytest
 import yaml
 
 from rcs_contracts.generated.research.errors import InvalidInputError, SandboxViolationError, ToolResultError
+from rcs_contracts.runtime.research.tools import web
 from rcs_contracts.runtime.research.tools.web import TRANSPORT_TIMEOUT_S, WebTool
 from tests.research.search_server import Handler, Responder, SearchServer, send_bytes, start_server, stop_server
 
@@ -61,6 +63,35 @@ def server(running: SearchServer) -> SearchServer:
     running.respond = lambda h: send_bytes(h, GOOD)
     running.seen.clear()
     return running
+
+
+def test_an_answer_dripping_in_is_given_up_when_the_transport_timeout_has_passed_in_all(
+    server: SearchServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each read comes in time (a byte every 20 ms), so only a deadline on the whole answer ends the
+    # call: without one, an abandoned call's thread and socket would live for hours.
+    monkeypatch.setattr(web, "TRANSPORT_TIMEOUT_S", 0.3)
+
+    def drip(handler: Handler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        while not server.release.is_set():
+            handler.wfile.write(b"1\r\n \r\n")
+            handler.wfile.flush()
+            time.sleep(0.02)
+
+    server.respond = drip
+    server.release.clear()
+    try:
+        with pytest.raises(ToolResultError) as caught:
+            WebTool(server.url).search("q", 5)
+    finally:
+        server.release.set()
+    assert caught.value.code == "WEB_ANSWER_TOO_SLOW"
+    assert caught.value.params == {"tool": "web", "seconds": 0.3}
+    assert str(caught.value) == "the web tool got an answer it cannot read: still arriving after 0.3 s"
 
 
 def web_answer_compressed(encoding: str) -> str:

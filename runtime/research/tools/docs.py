@@ -3,11 +3,12 @@
 The folder is read and indexed with the Phase 1 chunker and index on the first call, inside that
 call's deadline, and kept for the calls after it (a tool made for a request research refuses reads
 nothing). Each file is a section labelled by its path (a Phase 1 paper in ``.json`` gives one
-section per paper section, ``path#label``). The sandbox: the tool reads only inside its folder; a
-file that resolves outside it (a symlink out), a file over the hard size limit, or a folder over
-the table's total makes the call a sandbox violation rather than being read. Dangling links, link
-loops, special files and names that are not UTF-8 are skipped. A folder the Phase 1 index refuses
-(two chunks with one id) is an unreadable result, never an empty one (R-RS-4).
+section per paper section, ``path#label``; other JSON is searched as written). The sandbox: the
+tool reads only inside its folder; a file that resolves outside it (a symlink out), a file over
+the hard size limit, or a folder over the table's total makes the call a sandbox violation rather
+than being read. Dangling links, link loops, special files and names that are not UTF-8 are
+skipped. A folder the Phase 1 index refuses (two chunks with one id) is an unreadable result, never
+an empty one (R-RS-4).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class DocsTool:
         self._built = False
         self._failure: Exception | None = None
         self.paper: IngestedPaper | None = None
+        self._paths: dict[str, str] = {}  # section label -> the file it came from
 
     def _build(self) -> None:
         sections: list[tuple[str, str]] = []
@@ -91,6 +93,7 @@ class DocsTool:
                     unique, n = f"{label} ({n})", n + 1
                 labels.add(unique.casefold())
                 sections.append((unique, body))
+                self._paths[unique] = relative
         if sections:
             try:
                 self.paper = ingest_document(NAME, sections)
@@ -121,7 +124,7 @@ class DocsTool:
             chunk = chunks[hit.chunk_id]
             items.append(
                 {
-                    "locator": f"{chunk.section.partition('#')[0]}#{chunk.chunk_id}",
+                    "locator": f"{self._paths.get(chunk.section, chunk.section)}#{chunk.chunk_id}",
                     "title": chunk.section[:TITLE_CHARS],
                     "content": chunk.text,
                     "metadata": {"chunk_id": chunk.chunk_id, "rank": hit.rank},
@@ -139,8 +142,8 @@ def _sections(relative: str, text: str) -> list[tuple[str, str]]:
     except (json_text.JsonTextError, RecursionError):  # not a paper: indexed as plain text
         return [(relative, text)] if text.strip() else []
     found = data.get("sections") if isinstance(data, dict) else None
-    if not isinstance(found, list):
-        return []
+    if not isinstance(found, list):  # JSON, but not a paper: its text is searched as written
+        return [(relative, text)] if text.strip() else []
     pairs = []
     seen: set[str] = set()
     for section in found:

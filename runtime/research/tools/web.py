@@ -9,6 +9,7 @@ adapter records as VALIDATION_FAIL; a connection failure propagates as itself (I
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,8 +20,9 @@ from rcs_contracts.generated.research import errors as E
 from rcs_contracts.generated.research.policy import CAPS, RESPONSE_BYTES
 
 NAME = "web"
-# How long the tool itself waits for the endpoint: the adapter abandons a call at its per-call
-# deadline anyway, so this only bounds the thread a late call leaves behind (the longest per-call
+# How long the tool itself waits for the endpoint, in all (each read, and the whole answer): the
+# adapter abandons a call at its per-call deadline anyway, so this bounds the thread and the socket
+# a late call leaves behind, even when the endpoint drips a byte at a time (the longest per-call
 # timeout of the table, plus a second).
 TRANSPORT_TIMEOUT_S = max(c.per_call_timeout_ms for c in CAPS.values()) / 1000 + 1.0
 
@@ -55,6 +57,7 @@ class WebTool:
     def search(self, query: str, limit: int) -> list[dict[str, Any]]:
         """The endpoint's first ``limit`` results (its own ranking) for ``query``."""
         url = self._url()
+        deadline = time.monotonic() + TRANSPORT_TIMEOUT_S
         client = httpx.Client(follow_redirects=False, timeout=TRANSPORT_TIMEOUT_S, trust_env=False)
         # No compression: the byte limit is on what is read, and a compressed answer of a few
         # kilobytes can inflate to gigabytes before any limit sees it.
@@ -73,6 +76,8 @@ class WebTool:
                 body.extend(chunk)
                 if len(body) > self.max_bytes:
                     raise E.sandbox_output_too_large(tool=NAME, limit=self.max_bytes)
+                if time.monotonic() > deadline:
+                    raise E.web_answer_too_slow(tool=NAME, seconds=TRANSPORT_TIMEOUT_S)
             if response.status_code != 200:
                 raise E.web_answer_status(tool=NAME, status=response.status_code)
         try:
