@@ -24,7 +24,6 @@ import errno
 import os
 import secrets
 import stat
-import tempfile
 from pathlib import Path
 
 BOM = b"\xef\xbb\xbf"
@@ -210,22 +209,26 @@ def kind_of(path: Path) -> str:
     return FILE if stat.S_ISREG(mode) else describe(mode)
 
 
-def write_text(path: str | os.PathLike[str], text: str) -> None:
+def write_text(path: str | os.PathLike[str], text: str, *, mode: int | None = None) -> None:
     """Replace the file at ``path`` with ``text`` in UTF-8, atomically: a temporary file in the same
     folder, fsync, rename over ``path``, fsync of the folder. A crash or an error leaves the old file
-    or the new one, never half of one, and no temporary file behind. The folder must exist."""
+    or the new one, never half of one, and no temporary file behind. The folder must exist. The file
+    gets ``mode``, or 0666 less the umask, as any file the user writes."""
     target = Path(path)
     # mutation: equivalent: the temporary's name is never seen: it is renamed over the target or removed
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    temporary = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            if mode is not None:
+                os.fchmod(stream.fileno(), mode)
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, target)
     except BaseException:
         # Gone only when the rename happened and an interrupt came after it: nothing to clean then.
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
     folder = os.open(target.parent, os.O_RDONLY)
     try:
@@ -275,23 +278,5 @@ def write_output(path: str | os.PathLike[str], text: str) -> None:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
         return
-    target = Path(os.path.realpath(path))
-    # mutation: equivalent: the temporary's name is never seen: it is renamed over the target or removed
-    temporary = target.parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            if found is not None:
-                os.fchmod(stream.fileno(), stat.S_IMODE(found.st_mode))
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    folder = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    mode = None if found is None else stat.S_IMODE(found.st_mode)
+    write_text(os.path.realpath(path), text, mode=mode)
