@@ -29,6 +29,7 @@ from rcs_contracts.generated.research.injection import (
     CONFUSABLES,
     ENCODED,
     ENCODED_HEX_PATTERN,
+    ENCODED_PATH_STARTS,
     ENCODED_PATTERN,
     ENCODED_PROSE,
     ENCODED_PROSE_MIN_WORDS,
@@ -502,11 +503,6 @@ def _decoded_exactly(blob: str) -> str | None:
     return text if printable >= 0.9 * len(text) else None
 
 
-# How many "/" of a blob may end a path glued to it ("example.org/docs/<blob>"): a blob's own
-# alphabet has "/", so the blob may start after any of them.
-_PATH_STARTS = 8
-
-
 @cache
 def _shortest_blob() -> int:
     """How long the shortest base64 blob the table's pattern finds is (a run of its alphabet)."""
@@ -516,13 +512,14 @@ def _shortest_blob() -> int:
 
 def _decoded(blob: str) -> tuple[int, str] | None:
     """(where in ``blob`` the encoded part starts, the text it encodes), when some part of it
-    encodes mostly printable UTF-8: the whole run first, then the run
-    without up to three leading characters (a blob glued to a word: "x" + blob), then what follows
-    one of its first "/" (a blob glued to a path), with the same shifts; each piece still as long
-    as a blob (a piece of a run is in its alphabet, so only its length can fail the pattern)."""
+    encodes mostly printable UTF-8: the whole run first, then the run without up to three leading
+    characters (a blob glued to a word: "x" + blob), then what follows one of its first
+    ``ENCODED_PATH_STARTS`` "/" (a blob glued to a path, from the table), with the same shifts;
+    each piece still as long as a blob (a piece of a run is in its alphabet, so only its length
+    can fail the pattern)."""
     slashes: list[int] = []
     at = blob.find("/")
-    while at >= 0 and len(slashes) < _PATH_STARTS:
+    while at >= 0 and len(slashes) < ENCODED_PATH_STARTS:
         slashes.append(at + 1)
         at = blob.find("/", at + 1)
     for start in [0, *slashes]:
