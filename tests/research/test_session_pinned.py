@@ -320,17 +320,20 @@ class Impatient(ScriptedClock):
 
 
 def test_the_thread_of_an_abandoned_call_ends_when_it_returns_and_is_never_reused() -> None:
-    release = threading.Event()
+    release, started = threading.Event(), threading.Event()
     seen: list[threading.Thread] = []
 
     class Stuck(Tool):
         def search(self, query: str, limit: int) -> Any:
             seen.append(threading.current_thread())
+            started.set()
             release.wait(30)
             return super().search(query, limit)
 
     r = run_research(request(), [Stuck("docs", [item(1)])], clock=Impatient())
     assert r.stop_reason is StopReason.TIMEOUT
+    # The session gave up at once; under load its thread may only now be starting the call.
+    assert started.wait(30)
     after = Recording("docs", [item(1)])
     assert run_research(request(), [after], clock=ScriptedClock()).stop_reason is StopReason.SUCCESS_COMPLETED
     (stuck,) = seen
