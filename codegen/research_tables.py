@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -76,7 +77,7 @@ def expanded_rules(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     out = []
     for rule in data["rules"]:
         entry = {**rule, "pattern": "", "linear": "", "first": "", "then": "", "first_linear": "", "then_linear": ""}
-        entry.update(window=0, either_order=False)
+        entry.update(window=0, either_order=False, as_written=bool(rule.get("as_written", False)))
         if "cooccur" in rule:
             pair = rule["cooccur"]
             entry.update(
@@ -180,6 +181,18 @@ def _lint_injection(sf: SourceFile, data: Mapping[str, Any]) -> Iterator[Diagnos
     for key in ("leet_from", "leet_to", "leet_one_as"):
         if not readings[key].isascii():  # the runtime reads leetspeak from the text's ASCII bytes
             yield _diag(sf, f"/readings/{key}", f"{key} must be ASCII")
+    # A mark reading drops what it names: a letter or a sign in its ranges would vanish from it.
+    for index, (first, last) in enumerate(readings["marks"]):
+        strays = [c for c in range(first, last + 1) if unicodedata.category(chr(c)) not in ("Mn", "Me", "Cn")]
+        if strays:
+            yield _diag(sf, f"/readings/marks/{index}", f"U+{strays[0]:04X} is not a combining mark")
+    # The look-alike reading is only made for text holding a character of confusable_scripts: a
+    # look-alike outside them would never be read, a silently weaker filter.
+    scripts = readings["confusable_scripts"]
+    for char in readings["confusables_from"]:
+        if not any(first <= ord(char) <= last for first, last in scripts):
+            unread = f"{char!a} is in no range of confusable_scripts: it would never be read"
+            yield _diag(sf, "/readings/confusables_from", unread)
     for index, span in enumerate(data["invisible"]):
         if span["first"] > span["last"]:
             yield _diag(sf, f"/invisible/{index}", "first must not be after last")

@@ -16,14 +16,17 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import codecs
 import re
 import string
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
 from rcs_contracts.generated.research.injection import (
+    ACCENTED,
     BIDI_OVERRIDE,
     CONFUSABLE_SCRIPTS,
     CONFUSABLES,
@@ -39,6 +42,7 @@ from rcs_contracts.generated.research.injection import (
     LETTER_SEPARATORS,
     MARKS,
     MAX_ENCODED_BLOBS,
+    MAX_ENCODED_DEPTH,
     OBFUSCATION,
     RULES,
     SENTENCE_ENDS,
@@ -213,7 +217,10 @@ _SEPARATORS = "[" + re.escape(LETTER_SEPARATORS) + "]{1,3}"
 _LETTER_RUN = re.compile(f"(?<![a-z0-9])[a-z0-9](?:{_SEPARATORS}[a-z0-9](?![a-z0-9]))+", re.ASCII)
 _MARKS = re.compile(_class(MARKS))
 _SEPARATOR = re.compile(_SEPARATORS, re.ASCII)
-_LATIN = re.compile(r"[a-z]", re.ASCII | re.IGNORECASE)
+# A Latin letter: ASCII, or one of the table's look-alikes that is itself Latin (a small capital, a
+# barred letter), so that text written wholly in those is read too, and wholly Greek text is not.
+_LATIN_LOOK_ALIKES = "".join(c for c in CONFUSABLES[0] if unicodedata.name(c, "").startswith("LATIN "))
+_LATIN = re.compile(f"[a-zA-Z{re.escape(_LATIN_LOOK_ALIKES)}]")
 # A leetspeak token: a run of token characters with a core, a digit or symbol between letters
 # ("pr3v10u5"), and a letter past f, so hexadecimal ids and plain names like "bm25" do not count.
 # The symbols leetspeak reads as letters come from the table ("@$+!" today); digits are all read.
@@ -265,6 +272,8 @@ def _leet_tokens(text: str) -> int:
 # follows them (a test checks the two agree).
 _MARK_RUN = re.compile(f"[{re.escape(SENTENCE_ENDS)}]+")
 _TOKEN_CHARS = frozenset(string.ascii_lowercase + string.digits + _SYMBOLS)
+# What leetspeak reads as a letter (the table's digits and symbols).
+_LEET_CHARS = frozenset(LEET[0])
 
 
 def _leet_breaks(text: str) -> list[tuple[int, int]]:
@@ -328,7 +337,7 @@ def _joined(run: str) -> str:
 # Which character classes a non-ASCII text holds, in one RE2 pass: Python's re reads a class one
 # character at a time (about 100 us for 4 KB of them), so each pass it would make is made only when
 # its class is there.
-_INVISIBLE_CLASS, _TAG_CLASS, _OVERRIDE_CLASS, _MARK_CLASS, _CONFUSABLE_CLASS = range(5)
+_INVISIBLE_CLASS, _TAG_CLASS, _OVERRIDE_CLASS, _MARK_CLASS, _CONFUSABLE_CLASS, _ACCENTED_CLASS = range(6)
 
 
 @cache
@@ -340,39 +349,51 @@ def _classes() -> PatternSet:
             _class(((BIDI_OVERRIDE[0], BIDI_OVERRIDE[0]),)),
             _class(MARKS),
             _class(CONFUSABLE_SCRIPTS),
+            _class(ACCENTED),
         ]
     )
 
 
-def _unmarked(raw: str) -> str:
-    """``raw`` as displayed with every combining mark dropped: those NFKC composes into an accented
-    letter ("o" + U+0301 is "ó") are dropped before it can, those left over after it too."""
-    folded = unicodedata.normalize("NFKC", _MARKS.sub("", raw))
+def _unmarked(raw: str, decompose: bool = False) -> str:
+    """``raw`` as displayed with every combining mark dropped: those NFKC would compose into an
+    accented letter ("o" + U+0301 is "ó") are dropped before it can, those left over after it too.
+    With ``decompose``, those built into a letter too: precomposed letters are decomposed first
+    ("ó" is "o" + U+0301, "İ" is "I" + U+0307)."""
+    marked = unicodedata.normalize("NFD", raw) if decompose else raw
+    folded = unicodedata.normalize("NFKC", _MARKS.sub("", marked))
     return _MARKS.sub("", _invisible().sub("", folded))
 
 
-def _spaced(lowered: str) -> tuple[str, str]:
-    """(the lowered text with each run of spaced-out letters joined up in place, the joined runs
-    alone, one space between), or ("", "") when it holds no such run."""
-    pieces, runs, last = [], [], 0
+def _spaced(lowered: str) -> tuple[str, list[tuple[int, int]]]:
+    """(the lowered text with each run of spaced-out letters joined up in place, where the joined
+    runs are in it), or ("", []) when it holds no such run."""
+    pieces, runs, last, length = [], [], 0, 0
     for match in _LETTER_RUN.finditer(lowered):
         if sum(c.isalnum() for c in match[0]) < SPACED_MIN_LETTERS:
             continue
-        runs.append(_joined(match[0]))
-        pieces += [lowered[last : match.start()], runs[-1]]
+        before, joined = lowered[last : match.start()], _joined(match[0])
+        pieces += [before, joined]
+        length += len(before)
+        runs.append((length, length + len(joined)))
+        length += len(joined)
         last = match.end()
     if not runs:
-        return "", ""
-    return "".join([*pieces, lowered[last:]]), " ".join(runs)
+        return "", []
+    return "".join([*pieces, lowered[last:]]), runs
 
 
 def _readings(
-    text: str, present: frozenset[int] | None = None, possible: frozenset[int] | None = None, raw: str | None = None
+    text: str,
+    present: frozenset[int] | None = None,
+    possible: frozenset[int] | None = None,
+    raw: str | None = None,
+    decompose: bool = False,
 ) -> list[str]:
     """The other readings of a visible text that differ from it (see the table's ``readings``).
     ``present``: a superset of the classes ``text`` (and ``raw``) hold (``_classes``), ``possible``
     of the reading gates its lowered text passes (``_reading_gates``), when already known; ``raw``:
-    the text before NFKC, when there was one.
+    the text before NFKC, when there was one; ``decompose``: the accent-free readings, whose first
+    drops the accents built into letters too (``_unmarked``), the others made from it.
 
     The readings chain: look-alikes are read in the text with its marks dropped, and letters are
     joined up and read as leetspeak in the text with both undone, so that tricks combine.
@@ -381,9 +402,10 @@ def _readings(
     base = text
     if not text.isascii():
         present = _classes().matching(text) if present is None else present
-        # Combining marks decorate letters (an underline on each, an accent NFKC composes): drop them.
-        if _MARK_CLASS in present:
-            stripped = _unmarked(text if raw is None else raw)
+        # Combining marks decorate letters (an underline on each, an accent NFKC composes, and in the
+        # accent-free readings an accent built into the letter): drop them.
+        if _MARK_CLASS in present or (decompose and _ACCENTED_CLASS in present):
+            stripped = _unmarked(text if raw is None else raw, decompose)
             if stripped != base:
                 found.append(stripped)
                 base = stripped
@@ -397,33 +419,58 @@ def _readings(
         possible = _reading_gates().matching(lowered)
     # Spaced-out letters are joined up where they stand, so the words around them are read with
     # them ("ignore all p r e v i o u s instructions").
-    joined_text, joined = _spaced(lowered) if _RUN in possible else ("", "")
+    joined_text, runs = _spaced(lowered) if _RUN in possible else ("", [])
     if joined_text:
         found.append(joined_text)
-    if _LEET in possible:
-        base = f"{lowered}\n{joined}" if joined else lowered
-        spans = _leet_spans(base)
-        # mutation: equivalent: or ">=": position len(lowered) is the line break, where no token starts
-        in_joined = sum(start > len(lowered) for start, _ in spans)
-        if len(spans) - in_joined >= 2 or in_joined:
+    # Leetspeak is read in the text with its letters joined up, so the two tricks combine: a
+    # joined run holding a digit or symbol is leetspeak whatever its shape ("i g n o r 3"), and
+    # enough alone, as is one leetspeak token in a joined run; two are needed otherwise ("k3y"
+    # beside a list "a b c d" is no reason).
+    base = joined_text or lowered
+    leet_runs = [(start, end) for start, end in runs if not _LEET_CHARS.isdisjoint(base[start:end])]
+    if _LEET in possible or leet_runs:
+        spans = _leet_spans(base) if _LEET in possible or runs else []
+        if len(spans) >= 2 or leet_runs:
             # Only the sentences that hold leetspeak are read as letters: a rule reads within a
             # sentence, and a page of ids and hashes is not copied twice more.
             as_i, as_l = _leet()
-            raw_leet = _sentences_with(base, spans).encode("utf-8")
+            raw_leet = _sentences_with(base, spans + leet_runs).encode("utf-8")
             found.extend([raw_leet.translate(as_i).decode("utf-8"), raw_leet.translate(as_l).decode("utf-8")])
     return found
+
 
 
 @dataclass(frozen=True)
 class _Visible:
     """A text as the rules read it: what is displayed (NFKC, invisible characters out), its other
     readings one per line (what tag characters spell first), the ASCII the tags spell alone (where
-    blobs are looked for too), and whether any invisible character was there."""
+    blobs are looked for too), whether any invisible character was there, and the accent-free
+    readings that differ from all those, one per line (read by every rule but the ``as_written``
+    ones: an accent a model reads past in "ignóre" makes another word of French "oublié")."""
 
     text: str
     readings: str
     obfuscated: bool
     spelled: str = ""
+    unaccented: str = ""
+
+    def read(self) -> tuple[str, int]:
+        """(the text and every reading, one per line, case-folded; where the accent-free readings
+        start in it, its length when there are none)."""
+        head = f"{self.text}\n{self.readings}" if self.readings else self.text
+        if not self.unaccented:
+            folded = head.casefold()
+            return folded, len(folded)
+        return f"{head}\n{self.unaccented}".casefold(), len(head.casefold())
+
+
+def _accent_free(text: str, present: frozenset[int], raw: str | None, known: list[str]) -> list[str]:
+    """The accent-free readings of ``text`` (``_readings`` with ``decompose``) that are neither
+    ``text`` nor one of the ``known`` readings."""
+    if _ACCENTED_CLASS not in present:
+        return []
+    seen = {text, *known}
+    return [line for line in _readings(text, present, raw=raw, decompose=True) if line not in seen]
 
 
 def _visible(text: str) -> _Visible:
@@ -441,12 +488,17 @@ def _visible(text: str) -> _Visible:
     # A model reads the characters in their stored order, a person as displayed: text after a
     # right-to-left override shows reversed, so that order is read too (the override characters
     # themselves are invisible: removed, and flagged).
+    unaccented: list[str] = []
     if _OVERRIDE_CLASS in present:
         shown = _invisible().sub("", _override().sub(lambda m: m[1][::-1], folded))
         if shown != cleaned:
-            extra += [shown, *_readings(shown)]
+            shown_readings = _readings(shown, present)
+            extra += [shown, *shown_readings]
+            unaccented += _accent_free(shown, present, None, shown_readings)
     # Removing characters only takes classes away, so ``present`` still holds all of cleaned's.
-    return _Visible(cleaned, "\n".join([*extra, *_readings(cleaned, present, raw=text)]), removed > 0, spelled)
+    readings = _readings(cleaned, present, raw=text)
+    unaccented += _accent_free(cleaned, present, text, readings)
+    return _Visible(cleaned, "\n".join([*extra, *readings]), removed > 0, spelled, "\n".join(unaccented))
 
 
 def normalise(text: str) -> tuple[str, bool]:
@@ -457,13 +509,13 @@ def normalise(text: str) -> tuple[str, bool]:
     read. A lone surrogate reads as U+FFFD, as in ``scan_injection``.
     """
     seen = _visible(valid_text(text))
-    cleaned = f"{seen.text}\n{seen.readings}" if seen.readings else seen.text
-    return cleaned.casefold(), seen.obfuscated
+    return seen.read()[0], seen.obfuscated
 
 
-def _rule_hits(text: str, passed: frozenset[int] | None = None) -> list[Hit]:
+def _rule_hits(text: str, passed: frozenset[int] | None = None, as_written: bool | None = None) -> list[Hit]:
     """Every rule hit in ``text`` (which holds no lone surrogate). ``passed``: a superset of the
-    rule gates ``text`` passes, when already known (a finder only confirms what its gate allows)."""
+    rule gates ``text`` passes, when already known (a finder only confirms what its gate allows);
+    ``as_written``: only the rules whose ``as_written`` is that, when not None."""
     hits: list[Hit] = []
     breaks: list[int] | None = None
     rules, gates = _rules()
@@ -474,6 +526,8 @@ def _rule_hits(text: str, passed: frozenset[int] | None = None) -> list[Hit]:
         if not passed.issuperset(compiled.gates):
             continue
         rule = compiled.rule
+        if as_written is not None and rule.as_written != as_written:
+            continue
         if compiled.pattern is not None:
             hits.extend(Hit(rule.id, rule.severity, start, end) for start, end in compiled.pattern.spans(text))
             continue
@@ -487,20 +541,39 @@ def _rule_hits(text: str, passed: frozenset[int] | None = None) -> list[Hit]:
     return hits
 
 
+def _text_of(raw: bytes) -> str:
+    """``raw`` read as UTF-16 when it looks like it (a byte order mark, or a zero byte in at least
+    half of its even or odd places: Latin text in UTF-16), else as UTF-8; UnicodeDecodeError when
+    it is neither."""
+    # An odd byte at the end is half a character (a wrapped line, a byte glued on): read without it.
+    even = raw[: len(raw) - len(raw) % 2]
+    if even[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return even.decode("utf-16")
+    if even:
+        if 2 * even[1::2].count(0) >= len(even) // 2:
+            return even.decode("utf-16-le")
+        if 2 * even[0::2].count(0) >= len(even) // 2:
+            return even.decode("utf-16-be")
+    return raw.decode("utf-8")
+
+
 def _decoded_exactly(blob: str) -> str | None:
-    """The text a base64 (or hex) blob encodes when it is mostly printable UTF-8, else None."""
+    """The text a base64 (or hex) blob encodes when it is mostly printable UTF-8 or UTF-16, else None."""
     try:
         if _hex().fullmatch(blob) and len(blob) % 2 == 0:
             raw = bytes.fromhex(blob)
         else:
             raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
-        text = raw.decode("utf-8")
+        text = _text_of(raw)
     except (binascii.Error, ValueError):
         return None
     if text.isprintable():  # most decoded text: no character to count
         return text or None
-    printable = sum(c.isprintable() or c.isspace() for c in text)
-    return text if printable >= 0.9 * len(text) else None
+    # Invisible characters are not counted: spread between the letters of an order, they would
+    # otherwise make it look like binary (they are removed, and flagged, when it is read).
+    shown = _invisible().sub("", text)
+    printable = sum(c.isprintable() or c.isspace() for c in shown)
+    return text if shown and printable >= 0.9 * len(shown) else None
 
 
 @cache
@@ -553,17 +626,20 @@ def _every_passed(lowered: str) -> _Passed:
     )
 
 
-def _inners(blobs: list[str]) -> tuple[list[str], bool]:
-    """(each decoded blob normalised, whether any rule gate passes on one of them)."""
-    # Most decoded blobs are ASCII with no other reading: their normal form is their lowered text,
-    # which one pass over all of them shows (a gate that passes on one passes on their join).
+def _inners(blobs: list[str]) -> tuple[list[_Visible], bool]:
+    """(each decoded blob as the rules read it, whether any rule gate passes on one of them)."""
+    # Most decoded blobs are ASCII with no other reading: they read as their lowered text, which
+    # one pass over all of them shows (a gate that passes on one passes on their join).
     lowered = [blob.lower() if blob.isascii() else "" for blob in blobs]
     passed = _every_passed("\n".join(lowered))
     plain = not passed.readings
-    inners = [low if plain and blob.isascii() else normalise(blob)[0] for blob, low in zip(blobs, lowered, strict=True)]
+    inners = [
+        _Visible(low, "", False) if plain and blob.isascii() else _visible(valid_text(blob))
+        for blob, low in zip(blobs, lowered, strict=True)
+    ]
     if plain and all(blob.isascii() for blob in blobs):
         return inners, bool(passed.rules)
-    return inners, bool(_every_passed("\n".join(inners)).rules)
+    return inners, bool(_every_passed("\n".join(inner.read()[0] for inner in inners)).rules)
 
 
 def _folded_at(text: str, index: int) -> int:
@@ -572,39 +648,141 @@ def _folded_at(text: str, index: int) -> int:
     return index if text.isascii() else len(text[:index].casefold())
 
 
+def _hits_in(seen: _Visible, passed: frozenset[int] | None = None) -> list[Hit]:
+    """Every rule hit in a text as the rules read it: the ``as_written`` rules do not read its
+    accent-free readings. ``passed``: the rule gates it passes, when already known."""
+    folded, head = seen.read()
+    if head == len(folded):
+        return _rule_hits(folded, passed)
+    return _rule_hits(folded, passed, as_written=False) + _rule_hits(folded[:head], as_written=True)
+
+
 def _scan(seen: _Visible, passed: _Passed | None = None) -> Scan:
     # ``passed``: the gates of an ASCII source with no other reading, when already known.
     source = seen.text
     unfolded = f"{source}\n{seen.readings}" if seen.readings else source
-    hits = _rule_hits(unfolded.casefold(), None if passed is None else passed.rules)
+    hits = _hits_in(seen, None if passed is None else passed.rules)
     if seen.obfuscated:
         hits.append(Hit(OBFUSCATION[0], OBFUSCATION[1], 0, 0))
     # Base64 is case-sensitive: blobs are read before case-folding, in the text and in what tag
     # characters spell (the first of its readings), and their offsets then moved to the folded text.
     blob_text = f"{source}\n{seen.spelled}" if seen.spelled else source
-    kinds = _blob_gates().matching(blob_text) if passed is None else passed.blobs
-    base64_blobs, hex_blobs = _blob_spans()
-    blobs = base64_blobs.spans(blob_text) if 0 in kinds else []
-    blobs += hex_blobs.spans(blob_text) if 1 in kinds else []
     found: list[tuple[tuple[int, int], str]] = []
-    for start, end in blobs:
-        part = _decoded(blob_text[start:end])
-        if part is None:
-            continue
-        skipped, decoded = part
-        span = _folded_at(unfolded, start + skipped), _folded_at(unfolded, end)
+    for start, end, decoded in _decodings(blob_text, None if passed is None else passed.blobs):
+        span = _folded_at(unfolded, start), _folded_at(unfolded, end)
         if len(found) == MAX_ENCODED_BLOBS:
             # Failing closed: more encoded text than the filter reads is itself the tell.
             hits.append(Hit(ENCODED[0], ENCODED[1], *span))
             break
         found.append((span, decoded))
+    if not found:
+        return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
+    # Every decoded text, of every layer, with the outer blob it came out of (where a hit is put).
+    texts, closed = _layers([decoded for _, decoded in found])
     # One pass of the rule gates over every decoded text says whether any rule can match in any of
     # them: most pages' blobs are images and fonts.
-    inners, can_hit = _inners([decoded for _, decoded in found]) if found else ([], False)
-    for (span, _), inner in zip(found, inners, strict=True):
-        if (can_hit and _rule_hits(inner)) or _speaks(inner):  # hiding a sentence in base64 is itself the tell
-            hits.append(Hit(ENCODED[0], ENCODED[1], *span))
+    inners, can_hit = _inners([decoded for _, decoded in texts])
+    for (owner, _), inner in zip(texts, inners, strict=True):
+        # Hiding a sentence in base64 is itself the tell.
+        if (can_hit and _hits_in(inner)) or _speaks(inner.read()[0]):
+            closed.add(owner)
+    hits += [Hit(ENCODED[0], ENCODED[1], *found[owner][0]) for owner in closed]
     return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
+
+
+_LINE_BREAKS = ("\n", "\r\n")
+
+
+def _blob_runs(text: str, kinds: frozenset[int] | None = None) -> list[list[tuple[int, int]]]:
+    """Where the runs that may be blobs are in ``text``, grouped: base64 runs wrapped over lines
+    (each line but the last as long as the first, a multiple of four with no padding, a line break
+    between: MIME's 76 columns, PEM's 64) make one group; then the hex runs that are not also a
+    base64 run (a hex run is in base64's alphabet and is decoded as hex whichever finder found
+    it: counted once), each a group of its own. ``kinds``: the blob gates it passes, when known."""
+    kinds = _blob_gates().matching(text) if kinds is None else kinds
+    base64_blobs, hex_blobs = _blob_spans()
+    groups: list[list[tuple[int, int]]] = []
+    for start, end in base64_blobs.spans(text) if 0 in kinds else []:
+        if groups:
+            group = groups[-1]
+            first, (last_start, last_end) = group[0][1] - group[0][0], group[-1]
+            if (
+                text[last_end:start] in _LINE_BREAKS
+                and last_end - last_start == first
+                and first % 4 == 0
+                and text[last_end - 1] != "="
+                and end - start <= first
+            ):
+                group.append((start, end))
+                continue
+        groups.append([(start, end)])
+    seen = {group[0] for group in groups if len(group) == 1}
+    groups += [[run] for run in (hex_blobs.spans(text) if 1 in kinds else []) if run not in seen]
+    return groups
+
+
+def _decodings(text: str, kinds: frozenset[int] | None = None) -> Iterator[tuple[int, int, str]]:
+    """(start, end, decoded text) of each blob of ``text`` that decodes to text, left to right
+    (base64 ones, then hex ones): a wrapped group as one blob, or its lines one by one when the
+    group does not decode whole. The start is where the encoded part starts (``_decoded``)."""
+    for group in _blob_runs(text, kinds):
+        if len(group) > 1:
+            start, end = group[0][0], group[-1][1]
+            piece = text[start:end]
+            part = _decoded(piece.replace("\r", "").replace("\n", ""))
+            if part is not None:
+                yield start + _unwrapped_at(piece, part[0]), end, part[1]
+                continue
+        for start, end in group:
+            part = _decoded(text[start:end])
+            if part is not None:
+                yield start + part[0], end, part[1]
+
+
+def _unwrapped_at(piece: str, index: int) -> int:
+    """Where the character at ``index`` of ``piece`` with its line breaks removed is in ``piece``."""
+    at = 0
+    for line in piece.splitlines(keepends=True):
+        body = len(line.rstrip("\r\n"))
+        if index < body:
+            return at + index
+        index, at = index - body, at + len(line)
+    return at
+
+
+def _blob_texts(decoded: str) -> Iterator[str]:
+    """The texts the blobs of a decoded text encode, left to right (base64 ones, then hex ones),
+    looked for as in a source: in its visible text and in what its tag characters spell."""
+    seen = _visible(valid_text(decoded))
+    text = f"{seen.text}\n{seen.spelled}" if seen.spelled else seen.text
+    for _, _, inner in _decodings(text):
+        yield inner
+
+
+def _layers(outer: list[str]) -> tuple[list[tuple[int, str]], set[int]]:
+    """(every decoded text with the index of the outer blob it came from: the outer ones, then the
+    blobs inside them, ``MAX_ENCODED_DEPTH`` layers in all; the outer blobs that fail closed).
+
+    A blob that decodes to text one layer deeper than the table reads, or past ``MAX_ENCODED_BLOBS``
+    counted over every layer, fails closed: encoding within encoding is itself the tell, and the
+    work stays bounded by the blob budget whatever the nesting.
+    """
+    texts = list(enumerate(outer))
+    layer, count, closed = texts, len(outer), set()
+    for depth in range(2, MAX_ENCODED_DEPTH + 2):
+        deeper = []
+        for owner, text in layer:
+            for inner in _blob_texts(text):
+                if depth > MAX_ENCODED_DEPTH or count >= MAX_ENCODED_BLOBS:
+                    closed.add(owner)
+                    break
+                count += 1
+                deeper.append((owner, inner))
+        texts += deeper
+        layer = deeper
+        if not layer:
+            break
+    return texts, closed
 
 
 def _scan_valid(text: str) -> Scan:

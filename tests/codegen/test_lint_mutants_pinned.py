@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from rcs_contracts.codegen import engine, lint, research_tables, sources
 from rcs_contracts.codegen.lint import shorthand_escapes
@@ -1145,10 +1146,11 @@ def test_expanded_rules_spell_each_rule_for_both_engines() -> None:
             {"id": "A", "pattern": "x{W}y"},
             {"id": "B", "pattern": "x{W}y", "prefilter": "x{W}"},
             {"id": "C", "cooccur": {"first": "a{W}", "then": "b{NW}", "window": 5}},
-            {"id": "D", "cooccur": {"first": "a", "then": "b", "window": 7, "either_order": True}},
+            {"id": "D", "cooccur": {"first": "a", "then": "b", "window": 7, "either_order": True}, "as_written": True},
         ],
     }
     blank = {"pattern": "", "linear": "", "first": "", "then": "", "first_linear": "", "then_linear": ""}
+    blank["as_written"] = False
     assert research_tables.expanded_rules(data) == [
         {**blank, "id": "A", "pattern": "x[^a-z]+y", "linear": "x[^a-z0-9]+y", "window": 0, "either_order": False},
         {
@@ -1181,6 +1183,7 @@ def test_expanded_rules_spell_each_rule_for_both_engines() -> None:
             "then_linear": "b",
             "window": 7,
             "either_order": True,
+            "as_written": True,
         },
     ]
 
@@ -1205,6 +1208,34 @@ def test_injection_leet_readings_must_be_ascii(tmp_path: Path) -> None:
         f"{name}:{at(table, 'leet_from:')}: leet_from must be ASCII",
         f"{name}:{at(table, 'leet_one_as:')}: leet_one_as must be ASCII",
     ]
+
+
+def test_injection_look_alikes_must_lie_in_the_scripts_that_get_the_reading(tmp_path: Path) -> None:
+    # The look-alike reading is made only for text holding a character of confusable_scripts: a
+    # look-alike outside them (the Cyrillic Supplement's U+051B, a dotless i) would never be read.
+    root = research_project(tmp_path)
+    table = root / RESEARCH / "injection.yaml"
+    text = table.read_text(encoding="utf-8")
+    start, end = text.index("  confusable_scripts:"), text.index("  letter_separators:")
+    narrow = "  confusable_scripts: [[0x0370, 0x03FF], [0x0400, 0x04FF]]\n"
+    table.write_text(text[:start] + narrow + text[end:], "utf-8")
+    look_alikes = yaml.safe_load(text)["readings"]["confusables_from"]
+    outside = [c for c in look_alikes if not 0x0370 <= ord(c) <= 0x04FF]
+    assert "\u051b" in outside and "\u0131" in outside
+    name = f"{RESEARCH}/injection.yaml"
+    assert lint_of(root) == sorted(
+        f"{name}:{at(table, 'confusables_from:')}: {c!a} is in no range of confusable_scripts: it would never be read"
+        for c in outside
+    )
+
+
+def test_injection_marks_must_be_combining_marks(tmp_path: Path) -> None:
+    # The mark reading drops every character of the ranges: a letter among them would vanish.
+    root = research_project(tmp_path)
+    table = root / RESEARCH / "injection.yaml"
+    replace(table, "    - [0x0483, 0x0489]  # Cyrillic", "    - [0x0480, 0x0489]  # Cyrillic")
+    name = f"{RESEARCH}/injection.yaml"
+    assert lint_of(root) == [f"{name}:{at(table, '[0x0480, 0x0489]')}: U+0480 is not a combining mark"]
 
 
 def test_injection_invisible_characters_must_not_be_ascii(tmp_path: Path) -> None:

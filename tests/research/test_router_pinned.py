@@ -113,5 +113,7 @@ def test_combining_marks_are_dropped_for_a_reading_and_nothing_else() -> None:
 def test_the_mark_and_script_readings_of_non_ascii_text_touch_only_marks_and_look_alikes() -> None:
     # Both are read from the visible text as written (capitals included), not from lowered text.
     assert _readings("X-ray café, Xenon") == []
+    assert _readings("X-ray café, Xenon", decompose=True) == ["X-ray cafe, Xenon"]  # an accent built in
     assert _readings("X\u0332ray café") == ["Xray café"]
+    assert _readings("X\u0332ray café", decompose=True) == ["Xray cafe"]
     assert _readings("X\u0435non") == ["Xenon"]  # a Cyrillic e among Latin letters
