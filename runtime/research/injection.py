@@ -454,6 +454,12 @@ class _Visible:
     spelled: str = ""
     unaccented: str = ""
 
+    @property
+    def blob_text(self) -> str:
+        """Where blobs are looked for: the visible text and what its tag characters spell (base64
+        is case-sensitive, so before case-folding)."""
+        return f"{self.text}\n{self.spelled}" if self.spelled else self.text
+
     def read(self) -> tuple[str, int]:
         """(the text and every reading, one per line, case-folded; where the accent-free readings
         start in it, its length when there are none)."""
@@ -666,7 +672,7 @@ def _scan(seen: _Visible, passed: _Passed | None = None) -> Scan:
         hits.append(Hit(OBFUSCATION[0], OBFUSCATION[1], 0, 0))
     # Base64 is case-sensitive: blobs are read before case-folding, in the text and in what tag
     # characters spell (the first of its readings), and their offsets then moved to the folded text.
-    blob_text = f"{source}\n{seen.spelled}" if seen.spelled else source
+    blob_text = seen.blob_text
     found: list[tuple[tuple[int, int], str]] = []
     for start, end, decoded in _decodings(blob_text, None if passed is None else passed.blobs):
         span = _folded_at(unfolded, start), _folded_at(unfolded, end)
@@ -754,8 +760,7 @@ def _blob_texts(decoded: str) -> Iterator[str]:
     """The texts the blobs of a decoded text encode, left to right (base64 ones, then hex ones),
     looked for as in a source: in its visible text and in what its tag characters spell."""
     seen = _visible(valid_text(decoded))
-    text = f"{seen.text}\n{seen.spelled}" if seen.spelled else seen.text
-    for _, _, inner in _decodings(text):
+    for _, _, inner in _decodings(seen.blob_text):
         yield inner
 
 
