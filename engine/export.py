@@ -107,8 +107,11 @@ def export(folder: Path, entries: tuple[Entry, ...] = FILES, source: Path | None
     folder = Path(os.path.abspath(folder))
     _may_replace(folder)
     bodies = {e.file: _read_checked(source / e.file, e) for e in entries}
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    except OSError as exc:  # a parent that is a file, read-only, or a file system such as /proc
+        raise ExportError(f"{folder}: cannot write: {exc.strerror or exc}") from None
     try:
         for name, raw in bodies.items():
             target = staging / name

@@ -30,6 +30,8 @@ def _parser() -> argparse.ArgumentParser:
     from rcs_contracts.generated.autoresearch.config import (
         BRANCH_PREFIX,
         CODEX_BINARY_ENV,
+        CODEX_DEFAULT_ARGS,
+        CODEX_SANDBOX_FLAGS,
         KEEP_POLICIES,
         LOGS_DIR,
         STATE_FILE,
@@ -171,9 +173,11 @@ def _parser() -> argparse.ArgumentParser:
         "       rcs autoresearch [--max-iterations N] --resume <run-id> [codex-args...]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
-            "A thin supervisor. Each iteration runs `codex exec <codex-args> -` in the run's git worktree with\n"
-            "an instruction snapshot on stdin, reads the candidate.json the session leaves, runs the mission's\n"
-            "evaluator, and keeps the commit or resets to the last kept one.\n\n"
+            f"A thin supervisor. Each iteration runs `codex exec {' '.join(CODEX_DEFAULT_ARGS)} <codex-args> -` in\n"
+            "the run's git worktree with an instruction snapshot on stdin, reads the candidate.json the session\n"
+            "leaves, runs the mission's evaluator, and keeps the commit or resets to the last kept one. The\n"
+            "worktree is a throwaway lane, hence that default; any sandbox flag among the codex args\n"
+            f"({', '.join(sorted(CODEX_SANDBOX_FLAGS))}) replaces it.\n\n"
             "MISSION-DIR (inside a git repository) holds mission.md and sandbox.md, whose YAML frontmatter\n"
             "names evaluator.command, evaluator.format: json and optionally evaluator.keep_policy\n"
             f"({' | '.join(KEEP_POLICIES)}).\n\n"

@@ -76,3 +76,20 @@ def test_schema_path_is_the_folder_of_the_shipped_schemas(tmp_path: Path) -> Non
     folder = Path(done.stdout.strip())
     assert folder == (ROOT / "schemas").resolve()
     assert (folder / "evidence" / "structured_report.schema.json").is_file()
+
+
+@pytest.mark.parametrize("where", ["under_a_file", "proc"])
+def test_a_folder_whose_parent_cannot_hold_it_is_a_usage_error(tmp_path: Path, where: str) -> None:
+    # The parent is made and the staging folder created before the bundle is written: both can fail
+    # (a parent that is a file; /proc, where nothing can be created) and were an internal error.
+    if where == "under_a_file":
+        (tmp_path / "plain").write_text("x", encoding="utf-8")
+        target = tmp_path / "plain" / "bundle"
+    else:
+        target = Path("/proc/rcs-export-test")  # Linux, where CI runs
+    done = run_rcs(["schema", "export", str(target)], cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"rcs schema export: {target}: cannot write: ")
+    assert "internal error" not in done.stderr and len(done.stderr.splitlines()) == 1
+    assert not target.exists()

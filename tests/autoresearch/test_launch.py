@@ -218,7 +218,8 @@ def test_help_describes_the_supervisor() -> None:
     assert done.returncode == 0
     text = " ".join(done.stdout.split())
     for needle in ["rcs autoresearch [--max-iterations N] <mission-dir> [codex-args...]", "--resume <run-id>",
-                   "codex exec <codex-args> -", "candidate.json", "autoresearch/<mission-slug>/<run-tag>",
+                   "codex exec --sandbox danger-full-access <codex-args> -", "--sandbox, -s) replaces it",
+                   "candidate.json", "autoresearch/<mission-slug>/<run-tag>",
                    ".rcs/state/autoresearch-state.json", "RCS_CODEX_BIN", "score_improvement | pass_only",
                    "resumable"]:
         assert needle in text, needle

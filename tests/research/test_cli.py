@@ -599,8 +599,12 @@ def _bad_input_jobs(tmp_path: Path, good: Path, docs: Path) -> dict[str, tuple[l
     a_file.write_text(BM25_MD, encoding="utf-8")
     for case, extra in {
         "docs_is_a_file": ["--docs", str(a_file)],
+        "docs_missing": ["--docs", str(tmp_path / "no-such-folder")],
+        "docs_empty": ["--docs", ""],
         "web_ftp": ["--web", "ftp://x"],
         "web_no_host": ["--web", "http://"],
+        "web_open_bracket": ["--web", "http://[::1"],
+        "web_bad_port": ["--web", "http://127.0.0.1:99999/"],
     }.items():
         telemetry = tmp_path / f"{case}.telemetry.json"
         jobs[case] = (["research", "run", str(good), *extra, "--telemetry", str(telemetry)], telemetry)
@@ -625,8 +629,14 @@ EXPECTED_MESSAGE: dict[str, tuple[str, ...]] = {
     "unknown_cap": ("invalid research request", "max_sources"),
     "empty_query": ("invalid research request",),
     "docs_is_a_file": ("--docs", "not a directory"),
+    "docs_missing": ("--docs", "no-such-folder: not a directory"),
+    # An unset variable ("--docs $DOCS") must not search the working directory.
+    "docs_empty": ("--docs '': not a directory",),
     "web_ftp": ("--web ftp://x", "http"),
     "web_no_host": ("--web http://",),
+    # urlsplit raises on an unclosed IPv6 bracket: a usage error, not an internal one (exit 3).
+    "web_open_bracket": ("--web http://[::1: not an http:// or https:// URL with a host",),
+    "web_bad_port": ("--web http://127.0.0.1:99999/: not an http:// or https:// URL with a host",),
 }
 
 

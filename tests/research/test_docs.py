@@ -166,3 +166,25 @@ def test_links_out_of_the_folder(tmp_path: Path) -> None:
     message = r"^the docs tool may read only inside its folder, not secret\.txt$"
     with pytest.raises(E.SandboxViolationError, match=message):
         DocsTool(folder).search(WORD, 5)
+
+
+def test_a_folder_that_is_not_there_or_a_file_is_not_a_directory(tmp_path: Path) -> None:
+    _write(tmp_path, "a.txt", WORD)
+    for path in (tmp_path / "gone", tmp_path / "a.txt"):
+        with pytest.raises(E.InvalidInputError) as caught:
+            DocsTool(path)
+        assert caught.value.code == "DOCS_NOT_A_DIRECTORY"
+        assert str(caught.value) == f"--docs {path}: not a directory"
+
+
+def test_an_empty_path_is_refused_rather_than_read_as_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Path("") is "."; an unset variable in "--docs $DOCS" must not index whatever folder rcs runs in.
+    _write(tmp_path, "a.txt", WORD)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(E.InvalidInputError) as caught:
+        DocsTool("")
+    assert caught.value.code == "DOCS_NOT_A_DIRECTORY"
+    assert str(caught.value) == "--docs '': not a directory"
+    assert _titles(Path(".")) == ["a.txt"]  # "." said on purpose is still the working directory

@@ -150,6 +150,30 @@ def test_endpoint_that_is_not_http_or_https_is_refused(endpoint: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "endpoint",
+    [
+        "http://[::1",  # urlsplit raises on an unclosed IPv6 bracket
+        "https://[search.example/",
+        "http://search.example:99999/",  # a port out of range, not a number, or 0
+        "https://search.example:0",
+        "http://search.example:abc/",
+        "http://h:-1",
+    ],
+)
+def test_endpoint_that_does_not_parse_or_has_no_usable_port_is_refused(endpoint: str) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        WebTool(endpoint)
+    assert caught.value.code == "WEB_ENDPOINT_INVALID"
+    assert str(caught.value) == f"--web {endpoint}: not an http:// or https:// URL with a host"
+
+
+@pytest.mark.parametrize("endpoint", ["http://search.example:1/", "https://search.example:65535", "http://[::1]:8/"])
+def test_endpoint_ports_at_the_edges_are_kept(endpoint: str) -> None:
+    origin = WebTool(endpoint).origin
+    assert origin[2] == int(endpoint.rstrip("/").rsplit(":", 1)[1])
+
+
+@pytest.mark.parametrize(
     ("suffix", "path"),
     [("", "/search"), ("/", "/search"), ("/search", "/search"), ("/X", "/X/search"), ("/searX/", "/searX/search")],
 )

@@ -50,8 +50,9 @@ class DocsTool:
 
     def __init__(self, folder: str | Path, max_bytes: int = RESPONSE_BYTES) -> None:
         root = Path(folder)
-        if not root.is_dir():
-            raise E.docs_not_a_directory(path=str(folder))
+        # Path("") is the working directory: an empty path is an unset variable, not a choice.
+        if folder == "" or not root.is_dir():
+            raise E.docs_not_a_directory(path=str(folder) or "''")
         self.root = root.resolve()
         self.max_bytes = max_bytes
         self._lock = threading.Lock()

@@ -28,12 +28,13 @@ TRANSPORT_TIMEOUT_S = max(c.per_call_timeout_ms for c in CAPS.values()) / 1000 +
 
 
 def _origin(url: str) -> tuple[str, str, int | None] | None:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None
+    """(scheme, host, port) of an http(s) URL with a host and a usable port (1-65535), else None."""
     try:
-        port = parts.port
-    except ValueError:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError when it is not a number or out of range
+    except ValueError:  # also an unclosed IPv6 bracket: "http://[::1"
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
         return None
     return parts.scheme, parts.hostname, port
 
