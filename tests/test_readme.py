@@ -28,3 +28,20 @@ def test_ci_runs_the_readme_test_command() -> None:
     steps = ("rcs codegen --check", "ruff check", "mypy --strict -p rcs_contracts\n", "mypy --strict bench interop\n")
     for step in (*steps, "conformance/suite.py"):
         assert step in ci
+
+
+def test_the_own_contracts_example_is_the_project_ci_builds() -> None:
+    # The README says .ci/wheel runs "exactly this": the settings of its [tool.rcs] example, all but
+    # the optional schemas folder (whose default it names), are the ones .ci/wheel writes. Without
+    # house-style = false the one-schema project is refused (no errors.yaml), as a user found.
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Your own contracts", 1)[1].split("\n## ", 1)[0]
+    example = tomllib.loads(re.findall(r"```toml\n(.*?)```", section, re.DOTALL)[0])["tool"]["rcs"]
+    assert example.pop("schemas") == "schemas"
+    wheel = (ROOT / ".ci" / "wheel").read_text(encoding="utf-8")
+    written = re.search(r"printf '(\[tool\.rcs\].*?)' > pyproject\.toml", wheel)
+    assert written is not None
+    built = tomllib.loads(written[1].replace("\\n", "\n"))["tool"]["rcs"]
+    assert example == built

@@ -78,6 +78,8 @@ def run(
             files.check_output(target)
         except OSError as exc:
             return _fail(err, M.research_write_failed(path=target, reason=files.reason(exc)))
+    if not tools:  # a valid run (the router is still asked), but never what a user meant to do
+        print(M.research_no_tool(), file=err)
     result = run_research(model, tools, enabled=enabled)
     _print(result.response, output, out)
     writes: list[tuple[str, str]] = []

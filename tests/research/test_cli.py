@@ -717,3 +717,12 @@ def test_scenarios_cover_every_stop_reason_but_the_web_only_ones() -> None:
     covered = {s.stop for s in SCENARIOS.values()}
     # TIMEOUT, VALIDATION_FAIL and INTERNAL_INCONSISTENCY need a misbehaving web endpoint: test_web.py.
     assert covered | {"TIMEOUT", "VALIDATION_FAIL", "INTERNAL_INCONSISTENCY"} == set(PRIORITY)
+
+
+def test_no_tool_given_warns_on_stderr_and_still_answers(good_request: Path) -> None:
+    # Valid (the router still decides, and a FREE tier is still refused), but never what a user meant:
+    # the response asks to clarify, and stderr says why nothing was found.
+    proc = rcs(["research", "run", str(good_request)])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "rcs research: warning: no tool given (--docs DIR, --web URL): nothing is searched\n"
+    assert proc.stdout.startswith("[ASK_CLARIFY] ")
