@@ -258,7 +258,7 @@ def _validate(args: argparse.Namespace) -> int:
             if found is not None:
                 project.use(found)
     except project.ProjectError as exc:
-        print(printable(M.unusable_project(reason=str(exc))), file=sys.stderr)
+        print(printable(M.usage_prefix(problem=M.unusable_project(reason=str(exc)))), file=sys.stderr)
         return EXIT_USAGE
     loaders = None
     if args.evidence is not None or args.claim_policy is not None:

@@ -81,7 +81,7 @@ def test_a_project_never_compiled_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_text("{}", encoding="utf-8")
     done = rcs(["validate", "--project", str(tmp_path), "--kind", "x/y", "a.json"], tmp_path)
     assert done.returncode == 2
-    assert done.stderr.startswith(f"cannot validate by the project's kinds: {tmp_path}: "), done.stderr
+    assert done.stderr.startswith(f"rcs validate: cannot validate by the project's kinds: {tmp_path}: "), done.stderr
     assert f"run rcs codegen in {tmp_path}" in done.stderr and "Traceback" not in done.stderr
 
 
