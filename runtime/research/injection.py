@@ -214,7 +214,10 @@ def _class(ranges: tuple[tuple[int, int], ...]) -> str:
 
 _SEPARATORS = "[" + re.escape(LETTER_SEPARATORS) + "]{1,3}"
 # Single letters or digits with separators between, each standing alone ("i g n o r e").
-_LETTER_RUN = re.compile(f"(?<![a-z0-9])[a-z0-9](?:{_SEPARATORS}[a-z0-9](?![a-z0-9]))+", re.ASCII)
+# A member is a letter, a digit or a symbol leetspeak reads as a letter ("r e v e @ l").
+_SYMBOLS = "".join(c for c in LEET[0] if not c.isalnum())
+_MEMBER = f"[a-z0-9{re.escape(_SYMBOLS)}]"
+_LETTER_RUN = re.compile(f"(?<!{_MEMBER}){_MEMBER}(?:{_SEPARATORS}{_MEMBER}(?!{_MEMBER}))+", re.ASCII)
 _MARKS = re.compile(_class(MARKS))
 _SEPARATOR = re.compile(_SEPARATORS, re.ASCII)
 # A Latin letter: ASCII, or one of the table's look-alikes that is itself Latin (a small capital, a
@@ -224,7 +227,6 @@ _LATIN = re.compile(f"[a-zA-Z{re.escape(_LATIN_LOOK_ALIKES)}]")
 # A leetspeak token: a run of token characters with a core, a digit or symbol between letters
 # ("pr3v10u5"), and a letter past f, so hexadecimal ids and plain names like "bm25" do not count.
 # The symbols leetspeak reads as letters come from the table ("@$+!" today); digits are all read.
-_SYMBOLS = "".join(c for c in LEET[0] if not c.isalnum())
 _INNER = f"[0-9{re.escape(_SYMBOLS)}]"
 _TOKEN = f"[a-z{_INNER[1:]}"
 _CORE = f"[a-z]{_INNER}+[a-z]"
@@ -237,7 +239,7 @@ _LEET_GATE = f"[g-z]{_TOKEN}*{_CORE}|{_CORE}{_TOKEN}*[g-z]|[g-z]{_INNER}+[a-z]|[
 # the others not checked), for the RE2 pass that decides whether the readings are worth computing.
 # mutation: equivalent: a smaller count only widens the gate; the run's own count is checked after it
 _GATE_REPEATS = SPACED_MIN_LETTERS - 1
-_LETTER_RUN_GATE = f"(?:^|[^a-z0-9])[a-z0-9](?:{_SEPARATORS}[a-z0-9]){{{_GATE_REPEATS},}}"
+_LETTER_RUN_GATE = f"(?:^|[^{_MEMBER[1:-1]}]){_MEMBER}(?:{_SEPARATORS}{_MEMBER}){{{_GATE_REPEATS},}}"
 _RUN, _LEET = 0, 1
 
 
@@ -424,13 +426,12 @@ def _readings(
         found.append(joined_text)
     # Leetspeak is read in the text with its letters joined up, so the two tricks combine: a
     # joined run holding a digit or symbol is leetspeak whatever its shape ("i g n o r 3"), and
-    # enough alone, as is one leetspeak token in a joined run; two are needed otherwise ("k3y"
-    # beside a list "a b c d" is no reason).
+    # one leetspeak token is enough ("ign0re"): only its sentence is copied.
     base = joined_text or lowered
     leet_runs = [(start, end) for start, end in runs if not _LEET_CHARS.isdisjoint(base[start:end])]
     if _LEET in possible or leet_runs:
         spans = _leet_spans(base) if _LEET in possible or runs else []
-        if len(spans) >= 2 or leet_runs:
+        if spans or leet_runs:
             # Only the sentences that hold leetspeak are read as letters: a rule reads within a
             # sentence, and a page of ids and hashes is not copied twice more.
             as_i, as_l = _leet()
@@ -479,6 +480,11 @@ def _accent_free(text: str, present: frozenset[int], raw: str | None, known: lis
     return [line for line in _readings(text, present, raw=raw, decompose=True) if line not in seen]
 
 
+def _spelled(tags: list[str]) -> str:
+    """The ASCII that runs of tag characters spell."""
+    return "".join(chr(ord(c) - _TAG_BASE) for run in tags for c in run)
+
+
 def _visible(text: str) -> _Visible:
     """How the rules read ``text``. ASCII text is its own display."""
     if text.isascii():
@@ -488,7 +494,7 @@ def _visible(text: str) -> _Visible:
     # look-alike NFKC makes (mathematical alphanumerics) only in the second.
     present = _classes().matching(f"{text}\n{folded}")
     tags = _TAGS.findall(folded) if _TAG_CLASS in present else []
-    spelled = "".join(chr(ord(c) - _TAG_BASE) for run in tags for c in run)
+    spelled = _spelled(tags)
     cleaned, removed = _invisible().subn("", folded) if _INVISIBLE_CLASS in present else (folded, 0)
     extra = [spelled, *_readings(spelled)] if spelled else []
     # A model reads the characters in their stored order, a person as displayed: text after a
@@ -549,37 +555,49 @@ def _rule_hits(text: str, passed: frozenset[int] | None = None, as_written: bool
 
 def _text_of(raw: bytes) -> str:
     """``raw`` read as UTF-16 when it looks like it (a byte order mark, or a zero byte in at least
-    half of its even or odd places: Latin text in UTF-16), else as UTF-8; UnicodeDecodeError when
-    it is neither."""
+    half of its even or odd places: Latin text in UTF-16), else as UTF-8; a unit that does not
+    decode is U+FFFD, which ``_decoded_exactly`` counts as unreadable."""
     # An odd byte at the end is half a character (a wrapped line, a byte glued on): read without it.
     even = raw[: len(raw) - len(raw) % 2]
     if even[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        return even.decode("utf-16")
+        return even.decode("utf-16", "replace")
     if even:
         if 2 * even[1::2].count(0) >= len(even) // 2:
-            return even.decode("utf-16-le")
+            return even.decode("utf-16-le", "replace")
         if 2 * even[0::2].count(0) >= len(even) // 2:
-            return even.decode("utf-16-be")
-    return raw.decode("utf-8")
+            return even.decode("utf-16-be", "replace")
+    return raw.decode("utf-8", "replace")
+
+
+_UNREADABLE = "\ufffd"
+# What text must be, of its characters that show or spell something, to be read as text.
+_TEXT_SHARE = 0.9
 
 
 def _decoded_exactly(blob: str) -> str | None:
-    """The text a base64 (or hex) blob encodes when it is mostly printable UTF-8 or UTF-16, else None."""
+    """The text a base64 (or hex) blob encodes when it is mostly printable UTF-8 or UTF-16, else None.
+
+    A unit that does not decode (a stray byte, half a surrogate pair) is U+FFFD and counts against
+    the text rather than refusing all of it: one byte glued to an order must not hide the order."""
     try:
         if _hex().fullmatch(blob) and len(blob) % 2 == 0:
             raw = bytes.fromhex(blob)
         else:
             raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
-        text = _text_of(raw)
     except (binascii.Error, ValueError):
         return None
-    if text.isprintable():  # most decoded text: no character to count
+    text = _text_of(raw)
+    unreadable = text.count(_UNREADABLE)
+    if unreadable > (1 - _TEXT_SHARE) * len(text):  # most binary data: decided without a count
+        return None
+    if not unreadable and text.isprintable():  # most decoded text: no character to count
         return text or None
     # Invisible characters are not counted: spread between the letters of an order, they would
-    # otherwise make it look like binary (they are removed, and flagged, when it is read).
-    shown = _invisible().sub("", text)
-    printable = sum(c.isprintable() or c.isspace() for c in shown)
-    return text if shown and printable >= 0.9 * len(shown) else None
+    # otherwise make it look like binary (they are removed, and flagged, when it is read); what tag
+    # characters spell is counted, so an order written wholly in them is text.
+    shown = _invisible().sub("", text) + _spelled(_TAGS.findall(text))
+    printable = sum(c.isprintable() or c.isspace() for c in shown) - unreadable
+    return text if shown and printable >= _TEXT_SHARE * len(shown) else None
 
 
 @cache
@@ -589,27 +607,33 @@ def _shortest_blob() -> int:
     return next((n for n in range(1, 1 << 16) if pattern.fullmatch("a" * n)), 1)
 
 
-def _decoded(blob: str) -> tuple[int, str] | None:
+def _decoded(blob: str, lenient: bool = True) -> tuple[int, str] | None:
     """(where in ``blob`` the encoded part starts, the text it encodes), when some part of it
     encodes mostly printable UTF-8: the whole run first, then the run without up to three leading
     characters (a blob glued to a word: "x" + blob), then what follows one of its first
     ``ENCODED_PATH_STARTS`` "/" (a blob glued to a path, from the table), with the same shifts;
     each piece still as long as a blob (a piece of a run is in its alphabet, so only its length
-    can fail the pattern)."""
+    can fail the pattern). The first piece that decodes whole, else (``lenient``) the first that is
+    text with some units that do not decode."""
     slashes: list[int] = []
     at = blob.find("/")
     while at >= 0 and len(slashes) < ENCODED_PATH_STARTS:
         slashes.append(at + 1)
         at = blob.find("/", at + 1)
+    # A piece that decodes whole wins over an earlier one with units that do not: the run glued to
+    # a path decodes, its path read as a few broken bytes, but the blob starts after the path.
+    best: tuple[int, str] | None = None
     for start in [0, *slashes]:
         for shift in range(4):
             piece = blob[start + shift :]
             if (start or shift) and len(piece) < _shortest_blob():
                 break
             decoded = _decoded_exactly(piece)
-            if decoded is not None:
+            if decoded is not None and _UNREADABLE not in decoded:
                 return start + shift, decoded
-    return None
+            if decoded is not None and best is None:
+                best = start + shift, decoded
+    return best if lenient else None
 
 
 @dataclass(frozen=True)
@@ -699,49 +723,68 @@ def _scan(seen: _Visible, passed: _Passed | None = None) -> Scan:
 _LINE_BREAKS = ("\n", "\r\n")
 
 
+# The last line of a wrapped blob, when it is too short for the blob pattern to find on its own.
+_TAIL = re.compile(r"\r?\n([A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])")
+
+
 def _blob_runs(text: str, kinds: frozenset[int] | None = None) -> list[list[tuple[int, int]]]:
     """Where the runs that may be blobs are in ``text``, grouped: base64 runs wrapped over lines
     (each line but the last as long as the first, a multiple of four with no padding, a line break
-    between: MIME's 76 columns, PEM's 64) make one group; then the hex runs that are not also a
-    base64 run (a hex run is in base64's alphabet and is decoded as hex whichever finder found
-    it: counted once), each a group of its own. ``kinds``: the blob gates it passes, when known."""
+    between: MIME's 76 columns, PEM's 64; the last line however short) make one group; then the hex
+    runs, each a group of its own (``_decodings`` skips one that a blob already decoded covers: a
+    hex run is in base64's alphabet and is decoded as hex whichever finder found it, counted once).
+    ``kinds``: the blob gates it passes, when known."""
     kinds = _blob_gates().matching(text) if kinds is None else kinds
     base64_blobs, hex_blobs = _blob_spans()
     groups: list[list[tuple[int, int]]] = []
     for start, end in base64_blobs.spans(text) if 0 in kinds else []:
-        if groups:
+        if groups and _wraps(text, groups[-1]) and text[groups[-1][-1][1] : start] in _LINE_BREAKS:
             group = groups[-1]
-            first, (last_start, last_end) = group[0][1] - group[0][0], group[-1]
-            if (
-                text[last_end:start] in _LINE_BREAKS
-                and last_end - last_start == first
-                and first % 4 == 0
-                and text[last_end - 1] != "="
-                and end - start <= first
-            ):
+            if end - start <= group[0][1] - group[0][0]:
                 group.append((start, end))
                 continue
         groups.append([(start, end)])
-    seen = {group[0] for group in groups if len(group) == 1}
-    groups += [[run] for run in (hex_blobs.spans(text) if 1 in kinds else []) if run not in seen]
-    return groups
+    for group in groups:
+        # A last line shorter than a blob: the blob pattern never found it, and without it the
+        # order's end would be cut off.
+        tail = _TAIL.match(text, group[-1][1]) if _wraps(text, group) else None
+        if tail is not None and len(tail[1]) < _shortest_blob():
+            group.append(tail.span(1))
+    return groups + [[run] for run in (hex_blobs.spans(text) if 1 in kinds else [])]
+
+
+def _wraps(text: str, group: list[tuple[int, int]]) -> bool:
+    """Whether a group of base64 lines may go on over the next line: its last line is as long as
+    its first, a multiple of four, with no padding."""
+    first, (last_start, last_end) = group[0][1] - group[0][0], group[-1]
+    return last_end - last_start == first and first % 4 == 0 and text[last_end - 1] != "="
 
 
 def _decodings(text: str, kinds: frozenset[int] | None = None) -> Iterator[tuple[int, int, str]]:
     """(start, end, decoded text) of each blob of ``text`` that decodes to text, left to right
     (base64 ones, then hex ones): a wrapped group as one blob, or its lines one by one when the
-    group does not decode whole. The start is where the encoded part starts (``_decoded``)."""
+    group does not decode whole. The start is where the encoded part starts (``_decoded``). A run
+    inside a blob already decoded is not decoded again (a hex run after a "/", the lines of a
+    wrapped hex dump)."""
+    decoded: list[tuple[int, int]] = []
     for group in _blob_runs(text, kinds):
+        if any(start <= group[0][0] and group[-1][1] <= end for start, end in decoded):
+            continue
         if len(group) > 1:
             start, end = group[0][0], group[-1][1]
             piece = text[start:end]
             part = _decoded(piece.replace("\r", "").replace("\n", ""))
             if part is not None:
-                yield start + _unwrapped_at(piece, part[0]), end, part[1]
+                decoded.append((start + _unwrapped_at(piece, part[0]), end))
+                yield decoded[-1][0], end, part[1]
                 continue
+        # The lines of a group that is not text whole: each read only if it decodes whole. A line
+        # is a slice of the blob's bytes, and a certificate's lines would otherwise count as text
+        # for the few broken units at their edges, and use up max_blobs.
         for start, end in group:
-            part = _decoded(text[start:end])
+            part = _decoded(text[start:end], lenient=len(group) == 1) if end - start >= _shortest_blob() else None
             if part is not None:
+                decoded.append((start + part[0], end))
                 yield start + part[0], end, part[1]
 
 
