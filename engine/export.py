@@ -105,7 +105,10 @@ def export(folder: Path, entries: tuple[Entry, ...] = FILES, source: Path | None
     """Write the bundle into ``folder`` (see the module docstring); raises ExportError."""
     source = home() if source is None else source
     folder = Path(os.path.abspath(folder))
-    _may_replace(folder)
+    try:
+        _may_replace(folder)
+    except OSError as exc:  # a parent that cannot be searched: what is there cannot be known
+        raise ExportError(f"{folder}: cannot write: {exc.strerror or exc}") from None
     bodies = {e.file: _read_checked(source / e.file, e) for e in entries}
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)

@@ -93,3 +93,16 @@ def test_a_folder_whose_parent_cannot_hold_it_is_a_usage_error(tmp_path: Path, w
     assert done.stderr.startswith(f"rcs schema export: {target}: cannot write: ")
     assert "internal error" not in done.stderr and len(done.stderr.splitlines()) == 1
     assert not target.exists()
+
+
+def test_a_folder_that_cannot_be_looked_at_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As a user without search permission on the parent: Path.exists raises PermissionError (root,
+    # who runs the tests, can search everything, so the check itself is made to raise).
+    def unsearchable(folder: Path) -> None:
+        raise PermissionError(13, "Permission denied", str(folder))
+
+    monkeypatch.setattr(export, "_may_replace", unsearchable)
+    with pytest.raises(export.ExportError) as caught:
+        export.export(tmp_path / "locked" / "out")
+    assert str(caught.value) == f"{tmp_path / 'locked' / 'out'}: cannot write: Permission denied"
+    assert not (tmp_path / "locked").exists()

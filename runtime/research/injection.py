@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from rcs_contracts.generated.research.injection import (
     ACCENTED,
@@ -217,7 +217,8 @@ _SEPARATORS = "[" + re.escape(LETTER_SEPARATORS) + "]{1,3}"
 # A member is a letter, a digit or a symbol leetspeak reads as a letter ("r e v e @ l").
 _SYMBOLS = "".join(c for c in LEET[0] if not c.isalnum())
 _MEMBER = f"[a-z0-9{re.escape(_SYMBOLS)}]"
-_LETTER_RUN = re.compile(f"(?<!{_MEMBER}){_MEMBER}(?:{_SEPARATORS}{_MEMBER}(?!{_MEMBER}))+", re.ASCII)
+# A symbol glued to a member's side does not make it part of a word ("d i s r e g a r d!").
+_LETTER_RUN = re.compile(f"(?<![a-z0-9]){_MEMBER}(?:{_SEPARATORS}{_MEMBER}(?![a-z0-9]))+", re.ASCII)
 _MARKS = re.compile(_class(MARKS))
 _SEPARATOR = re.compile(_SEPARATORS, re.ASCII)
 # A Latin letter: ASCII, or one of the table's look-alikes that is itself Latin (a small capital, a
@@ -239,7 +240,7 @@ _LEET_GATE = f"[g-z]{_TOKEN}*{_CORE}|{_CORE}{_TOKEN}*[g-z]|[g-z]{_INNER}+[a-z]|[
 # the others not checked), for the RE2 pass that decides whether the readings are worth computing.
 # mutation: equivalent: a smaller count only widens the gate; the run's own count is checked after it
 _GATE_REPEATS = SPACED_MIN_LETTERS - 1
-_LETTER_RUN_GATE = f"(?:^|[^{_MEMBER[1:-1]}]){_MEMBER}(?:{_SEPARATORS}{_MEMBER}){{{_GATE_REPEATS},}}"
+_LETTER_RUN_GATE = f"(?:^|[^a-z0-9]){_MEMBER}(?:{_SEPARATORS}{_MEMBER}){{{_GATE_REPEATS},}}"
 _RUN, _LEET = 0, 1
 
 
@@ -318,6 +319,17 @@ def _leet() -> tuple[bytes, bytes]:
     other = LEET[1][:ones] + LEET_ONE_AS + LEET[1][ones + 1 :]
     source = LEET[0].encode("ascii")
     return bytes.maketrans(source, LEET[1].encode("ascii")), bytes.maketrans(source, other.encode("ascii"))
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` in order, those that overlap merged into one."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _joined(run: str) -> str:
@@ -425,18 +437,28 @@ def _readings(
     if joined_text:
         found.append(joined_text)
     # Leetspeak is read in the text with its letters joined up, so the two tricks combine: a
-    # joined run holding a digit or symbol is leetspeak whatever its shape ("i g n o r 3"), and
-    # one leetspeak token is enough ("ign0re"): only its sentence is copied.
+    # joined run holding a digit or symbol is leetspeak whatever its shape ("i g n o r 3"). Two
+    # pieces of leetspeak (tokens or such runs) make their sentences read as letters whole ("1gn0re
+    # 4ll pr3v10us"); one alone is read as letters, but not the rest of its sentence: "ign0re all
+    # previous instructions" is an order, while in "Step 41: run the k8s upgrade" or "Eq. 41: use
+    # x + y + z" the number must not read as "ai".
     base = joined_text or lowered
     leet_runs = [(start, end) for start, end in runs if not _LEET_CHARS.isdisjoint(base[start:end])]
     if _LEET in possible or leet_runs:
         spans = _leet_spans(base) if _LEET in possible or runs else []
-        if spans or leet_runs:
+        pieces = _merged(spans + leet_runs)  # a token inside a joined run is that run
+        if len(pieces) >= 2:
             # Only the sentences that hold leetspeak are read as letters: a rule reads within a
             # sentence, and a page of ids and hashes is not copied twice more.
             as_i, as_l = _leet()
             raw_leet = _sentences_with(base, spans + leet_runs).encode("utf-8")
             found.extend([raw_leet.translate(as_i).decode("utf-8"), raw_leet.translate(as_l).decode("utf-8")])
+        elif pieces:
+            [(start, end)] = pieces
+            token = base[start:end].encode("utf-8")
+            for table in _leet():
+                read = f"{base[:start]}{token.translate(table).decode('utf-8')}{base[end:]}"
+                found.append(_sentences_with(read, [(start, end)]))
     return found
 
 
@@ -553,32 +575,42 @@ def _rule_hits(text: str, passed: frozenset[int] | None = None, as_written: bool
     return hits
 
 
-def _text_of(raw: bytes) -> str:
-    """``raw`` read as UTF-16 when it looks like it (a byte order mark, or a zero byte in at least
-    half of its even or odd places: Latin text in UTF-16), else as UTF-8; a unit that does not
-    decode is U+FFFD, which ``_decoded_exactly`` counts as unreadable."""
-    # An odd byte at the end is half a character (a wrapped line, a byte glued on): read without it.
-    even = raw[: len(raw) - len(raw) % 2]
-    if even[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        return even.decode("utf-16", "replace")
-    if even:
-        if 2 * even[1::2].count(0) >= len(even) // 2:
-            return even.decode("utf-16-le", "replace")
-        if 2 * even[0::2].count(0) >= len(even) // 2:
-            return even.decode("utf-16-be", "replace")
-    return raw.decode("utf-8", "replace")
-
-
+# Units that do not decode are read as lone surrogates (UTF-8 with surrogateescape, UTF-16 with
+# surrogatepass: neither makes one from valid input), counted, and then shown as U+FFFD; a U+FFFD
+# the text itself encodes is a character like any other.
+_BROKEN = re.compile("[\ud800-\udfff]")
 _UNREADABLE = "\ufffd"
 # What text must be, of its characters that show or spell something, to be read as text.
 _TEXT_SHARE = 0.9
+# How far into a decoded text the bytes of a path glued before a blob may reach: the first
+# ENCODED_PATH_STARTS "/" of a run are tried, and paths are short.
+_BROKEN_HEAD = 48
 
 
-def _decoded_exactly(blob: str) -> str | None:
-    """The text a base64 (or hex) blob encodes when it is mostly printable UTF-8 or UTF-16, else None.
+def _text_of(raw: bytes) -> tuple[str, int]:
+    """(``raw`` read as UTF-16 when it looks like it (a byte order mark, or a zero byte in at least
+    half of its even or odd places: Latin text in UTF-16), else as UTF-8, each unit that does not
+    decode as U+FFFD; how many units did not decode)."""
+    # mutation: equivalent: ASCII text has no unit that failed (both codecs fail only above 0x7F)
+    # An odd byte at the end is half a character (a wrapped line, a byte glued on): read without it.
+    even = raw[: len(raw) - len(raw) % 2]
+    if even[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        text = even.decode("utf-16", "surrogatepass")
+    elif even and 2 * even[1::2].count(0) >= len(even) // 2:
+        text = even.decode("utf-16-le", "surrogatepass")
+    elif even and 2 * even[0::2].count(0) >= len(even) // 2:
+        text = even.decode("utf-16-be", "surrogatepass")
+    else:
+        text = raw.decode("utf-8", "surrogateescape")
+    return (text, 0) if text.isascii() else _BROKEN.subn(_UNREADABLE, text)
 
-    A unit that does not decode (a stray byte, half a surrogate pair) is U+FFFD and counts against
-    the text rather than refusing all of it: one byte glued to an order must not hide the order."""
+
+def _decoded_exactly(blob: str) -> tuple[str, int] | None:
+    """(the text a base64 (or hex) blob encodes, how many of its units did not decode) when it is
+    mostly printable UTF-8 or UTF-16, else None.
+
+    A unit that does not decode (a stray byte, half a surrogate pair) counts against the text
+    rather than refusing all of it: one byte glued to an order must not hide the order."""
     try:
         if _hex().fullmatch(blob) and len(blob) % 2 == 0:
             raw = bytes.fromhex(blob)
@@ -586,18 +618,17 @@ def _decoded_exactly(blob: str) -> str | None:
             raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
     except (binascii.Error, ValueError):
         return None
-    text = _text_of(raw)
-    unreadable = text.count(_UNREADABLE)
-    if unreadable > (1 - _TEXT_SHARE) * len(text):  # most binary data: decided without a count
+    text, broken = _text_of(raw)
+    if broken > (1 - _TEXT_SHARE) * len(text):  # most binary data: decided without a count
         return None
-    if not unreadable and text.isprintable():  # most decoded text: no character to count
-        return text or None
+    if not broken and text.isprintable():  # most decoded text: no character to count
+        return (text, 0) if text else None
     # Invisible characters are not counted: spread between the letters of an order, they would
     # otherwise make it look like binary (they are removed, and flagged, when it is read); what tag
     # characters spell is counted, so an order written wholly in them is text.
     shown = _invisible().sub("", text) + _spelled(_TAGS.findall(text))
-    printable = sum(c.isprintable() or c.isspace() for c in shown) - unreadable
-    return text if shown and printable >= _TEXT_SHARE * len(shown) else None
+    printable = sum(c.isprintable() or c.isspace() for c in shown) - broken
+    return (text, broken) if shown and printable >= _TEXT_SHARE * len(shown) else None
 
 
 @cache
@@ -607,10 +638,19 @@ def _shortest_blob() -> int:
     return next((n for n in range(1, 1 << 16) if pattern.fullmatch("a" * n)), 1)
 
 
-def _decoded(blob: str, lenient: bool = True) -> tuple[int, str] | None:
-    """(where in ``blob`` the encoded part starts, the text it encodes), when some part of it
-    encodes mostly printable UTF-8: the whole run first, then the run without up to three leading
-    characters (a blob glued to a word: "x" + blob), then what follows one of its first
+class _Decoding(NamedTuple):
+    """What part of a run encodes text: where it starts in the run, the text, and whether every
+    unit of it decoded."""
+
+    offset: int
+    text: str
+    whole: bool
+
+
+def _decoded(blob: str, lenient: bool = True) -> _Decoding | None:
+    """Where in ``blob`` the encoded part starts and the text it encodes, when some part of it
+    encodes mostly printable UTF-8 or UTF-16: the whole run first, then the run without up to three
+    leading characters (a blob glued to a word: "x" + blob), then what follows one of its first
     ``ENCODED_PATH_STARTS`` "/" (a blob glued to a path, from the table), with the same shifts;
     each piece still as long as a blob (a piece of a run is in its alphabet, so only its length
     can fail the pattern). The first piece that decodes whole, else (``lenient``) the first that is
@@ -622,18 +662,28 @@ def _decoded(blob: str, lenient: bool = True) -> tuple[int, str] | None:
         at = blob.find("/", at + 1)
     # A piece that decodes whole wins over an earlier one with units that do not: the run glued to
     # a path decodes, its path read as a few broken bytes, but the blob starts after the path.
-    best: tuple[int, str] | None = None
+    best: _Decoding | None = None
     for start in [0, *slashes]:
         for shift in range(4):
             piece = blob[start + shift :]
             if (start or shift) and len(piece) < _shortest_blob():
                 break
             decoded = _decoded_exactly(piece)
-            if decoded is not None and _UNREADABLE not in decoded:
-                return start + shift, decoded
+            if decoded is not None and not decoded[1]:
+                return _Decoding(start + shift, decoded[0], True)
             if decoded is not None and best is None:
-                best = start + shift, decoded
+                best = _Decoding(start + shift, decoded[0], False)
+                # Only a broken prefix (a path read as base64) can be left behind by a later
+                # piece: past it, trying them would decode the whole run again for nothing.
+                if not _broken_only_at_start(decoded[0]):
+                    return best if lenient else None
     return best if lenient else None
+
+
+def _broken_only_at_start(text: str) -> bool:
+    """Whether every unit of a decoded text that did not decode is among its first few characters
+    (where a path glued before a blob lands when the run is read whole)."""
+    return _UNREADABLE not in text[_BROKEN_HEAD:]
 
 
 @dataclass(frozen=True)
@@ -697,24 +747,25 @@ def _scan(seen: _Visible, passed: _Passed | None = None) -> Scan:
     # Base64 is case-sensitive: blobs are read before case-folding, in the text and in what tag
     # characters spell (the first of its readings), and their offsets then moved to the folded text.
     blob_text = seen.blob_text
-    found: list[tuple[tuple[int, int], str]] = []
-    for start, end, decoded in _decodings(blob_text, None if passed is None else passed.blobs):
-        span = _folded_at(unfolded, start), _folded_at(unfolded, end)
+    found: list[tuple[tuple[int, int], str, bool]] = []
+    for blob in _decodings(blob_text, None if passed is None else passed.blobs):
+        span = _folded_at(unfolded, blob.start), _folded_at(unfolded, blob.end)
         if len(found) == MAX_ENCODED_BLOBS:
             # Failing closed: more encoded text than the filter reads is itself the tell.
             hits.append(Hit(ENCODED[0], ENCODED[1], *span))
             break
-        found.append((span, decoded))
+        found.append((span, blob.text, blob.whole))
     if not found:
         return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
     # Every decoded text, of every layer, with the outer blob it came out of (where a hit is put).
-    texts, closed = _layers([decoded for _, decoded in found])
+    texts, closed = _layers([(decoded, whole) for _, decoded, whole in found])
     # One pass of the rule gates over every decoded text says whether any rule can match in any of
     # them: most pages' blobs are images and fonts.
-    inners, can_hit = _inners([decoded for _, decoded in texts])
-    for (owner, _), inner in zip(texts, inners, strict=True):
-        # Hiding a sentence in base64 is itself the tell.
-        if (can_hit and _hits_in(inner)) or _speaks(inner.read()[0]):
+    inners, can_hit = _inners([decoded for _, decoded, _ in texts])
+    for (owner, _, whole), inner in zip(texts, inners, strict=True):
+        # Hiding a sentence in base64 is itself the tell; not one in a file that only mostly
+        # decodes (a PDF, a page in Latin-1), where text among binary is what such files hold.
+        if (can_hit and _hits_in(inner)) or (whole and _speaks(inner.read()[0])):
             closed.add(owner)
     hits += [Hit(ENCODED[0], ENCODED[1], *found[owner][0]) for owner in closed]
     return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
@@ -730,10 +781,10 @@ _TAIL = re.compile(r"\r?\n([A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])")
 def _blob_runs(text: str, kinds: frozenset[int] | None = None) -> list[list[tuple[int, int]]]:
     """Where the runs that may be blobs are in ``text``, grouped: base64 runs wrapped over lines
     (each line but the last as long as the first, a multiple of four with no padding, a line break
-    between: MIME's 76 columns, PEM's 64; the last line however short) make one group; then the hex
-    runs, each a group of its own (``_decodings`` skips one that a blob already decoded covers: a
-    hex run is in base64's alphabet and is decoded as hex whichever finder found it, counted once).
-    ``kinds``: the blob gates it passes, when known."""
+    between: MIME's 76 columns, PEM's 64; a last line too short for the blob pattern included)
+    make one group; then the hex runs that are not one of those lines (a hex run is in base64's
+    alphabet, and a run that is all hex is decoded as hex whichever finder found it: counted once),
+    each a group of its own. ``kinds``: the blob gates it passes, when known."""
     kinds = _blob_gates().matching(text) if kinds is None else kinds
     base64_blobs, hex_blobs = _blob_spans()
     groups: list[list[tuple[int, int]]] = []
@@ -746,11 +797,12 @@ def _blob_runs(text: str, kinds: frozenset[int] | None = None) -> list[list[tupl
         groups.append([(start, end)])
     for group in groups:
         # A last line shorter than a blob: the blob pattern never found it, and without it the
-        # order's end would be cut off.
+        # order's end would be cut off (``_decodings`` tries the group without it too).
         tail = _TAIL.match(text, group[-1][1]) if _wraps(text, group) else None
         if tail is not None and len(tail[1]) < _shortest_blob():
             group.append(tail.span(1))
-    return groups + [[run] for run in (hex_blobs.spans(text) if 1 in kinds else [])]
+    lines = {run for group in groups for run in group}
+    return groups + [[run] for run in (hex_blobs.spans(text) if 1 in kinds else []) if run not in lines]
 
 
 def _wraps(text: str, group: list[tuple[int, int]]) -> bool:
@@ -760,32 +812,59 @@ def _wraps(text: str, group: list[tuple[int, int]]) -> bool:
     return last_end - last_start == first and first % 4 == 0 and text[last_end - 1] != "="
 
 
-def _decodings(text: str, kinds: frozenset[int] | None = None) -> Iterator[tuple[int, int, str]]:
-    """(start, end, decoded text) of each blob of ``text`` that decodes to text, left to right
-    (base64 ones, then hex ones): a wrapped group as one blob, or its lines one by one when the
-    group does not decode whole. The start is where the encoded part starts (``_decoded``). A run
-    inside a blob already decoded is not decoded again (a hex run after a "/", the lines of a
-    wrapped hex dump)."""
-    decoded: list[tuple[int, int]] = []
+class _Blob(NamedTuple):
+    """A blob of a text that decodes to text: where its encoded part starts and ends, the text,
+    and whether every unit of it decoded."""
+
+    start: int
+    end: int
+    text: str
+    whole: bool
+
+
+def _decodings(text: str, kinds: frozenset[int] | None = None) -> Iterator[_Blob]:
+    """Each blob of ``text`` that decodes to text, left to right (base64 ones, then hex ones): a
+    wrapped group as one blob (with its short last line, else without it), or its lines one by one
+    when the group does not decode whole, each line only if every unit of it decodes (a line is a
+    slice of the bytes: a certificate's lines would pass for text by the few broken units at their
+    edges). The start is where the encoded part starts (``_decoded``). A hex run inside a blob
+    that decoded whole is not decoded again (a hex run after a "/")."""
+    whole: list[tuple[int, int]] = []
     for group in _blob_runs(text, kinds):
-        if any(start <= group[0][0] and group[-1][1] <= end for start, end in decoded):
+        if any(start <= group[0][0] and group[-1][1] <= end for start, end in whole):
             continue
-        if len(group) > 1:
-            start, end = group[0][0], group[-1][1]
-            piece = text[start:end]
-            part = _decoded(piece.replace("\r", "").replace("\n", ""))
-            if part is not None:
-                decoded.append((start + _unwrapped_at(piece, part[0]), end))
-                yield decoded[-1][0], end, part[1]
-                continue
-        # The lines of a group that is not text whole: each read only if it decodes whole. A line
-        # is a slice of the blob's bytes, and a certificate's lines would otherwise count as text
-        # for the few broken units at their edges, and use up max_blobs.
-        for start, end in group:
-            part = _decoded(text[start:end], lenient=len(group) == 1) if end - start >= _shortest_blob() else None
-            if part is not None:
-                decoded.append((start + part[0], end))
-                yield start + part[0], end, part[1]
+        blob = _wrapped(text, group) if len(group) > 1 else None
+        if blob is None:
+            lines = group[:-1] if len(group) > 1 and group[-1][1] - group[-1][0] < _shortest_blob() else group
+            if len(group) == 2 and len(lines) == 1:
+                continue  # one line and a short word after it: the line alone was read above
+            for start, end in lines:
+                part = _decoded(text[start:end], lenient=len(group) == 1)
+                if part is not None:
+                    blob = _Blob(start + part.offset, end, part.text, part.whole)
+                    whole += [(blob.start, blob.end)] if blob.whole else []
+                    yield blob
+            continue
+        whole += [(blob.start, blob.end)] if blob.whole else []
+        yield blob
+
+
+def _wrapped(text: str, group: list[tuple[int, int]]) -> _Blob | None:
+    """The blob a wrapped group of lines encodes read whole, or without a short last line (a word
+    after a blob whose last line is full), when either is text."""
+    ends = [group[-1][1]]
+    if group[-1][1] - group[-1][0] < _shortest_blob():
+        ends.append(group[-2][1])
+    for end in ends:
+        start = group[0][0]
+        piece = text[start:end]
+        joined = piece.replace("\r", "").replace("\n", "")
+        if len(joined) % 4 == 1:  # no base64 is that long, and the lines cannot all be hex
+            continue
+        part = _decoded(joined)
+        if part is not None:
+            return _Blob(start + _unwrapped_at(piece, part.offset), end, part.text, part.whole)
+    return None
 
 
 def _unwrapped_at(piece: str, index: int) -> int:
@@ -799,33 +878,35 @@ def _unwrapped_at(piece: str, index: int) -> int:
     return at
 
 
-def _blob_texts(decoded: str) -> Iterator[str]:
+def _blob_texts(decoded: str) -> Iterator[tuple[str, bool]]:
     """The texts the blobs of a decoded text encode, left to right (base64 ones, then hex ones),
-    looked for as in a source: in its visible text and in what its tag characters spell."""
+    each with whether every unit of it decoded, looked for as in a source: in its visible text and
+    in what its tag characters spell."""
     seen = _visible(valid_text(decoded))
-    for _, _, inner in _decodings(seen.blob_text):
-        yield inner
+    for blob in _decodings(seen.blob_text):
+        yield blob.text, blob.whole
 
 
-def _layers(outer: list[str]) -> tuple[list[tuple[int, str]], set[int]]:
-    """(every decoded text with the index of the outer blob it came from: the outer ones, then the
-    blobs inside them, ``MAX_ENCODED_DEPTH`` layers in all; the outer blobs that fail closed).
+def _layers(outer: list[tuple[str, bool]]) -> tuple[list[tuple[int, str, bool]], set[int]]:
+    """(every decoded text with the index of the outer blob it came from and whether it decoded
+    whole: the outer ones, then the blobs inside them, ``MAX_ENCODED_DEPTH`` layers in all; the
+    outer blobs that fail closed).
 
     A blob that decodes to text one layer deeper than the table reads, or past ``MAX_ENCODED_BLOBS``
     counted over every layer, fails closed: encoding within encoding is itself the tell, and the
     work stays bounded by the blob budget whatever the nesting.
     """
-    texts = list(enumerate(outer))
+    texts = [(owner, text, whole) for owner, (text, whole) in enumerate(outer)]
     layer, count, closed = texts, len(outer), set()
     for depth in range(2, MAX_ENCODED_DEPTH + 2):
         deeper = []
-        for owner, text in layer:
-            for inner in _blob_texts(text):
+        for owner, text, _ in layer:
+            for inner, whole in _blob_texts(text):
                 if depth > MAX_ENCODED_DEPTH or count >= MAX_ENCODED_BLOBS:
                     closed.add(owner)
                     break
                 count += 1
-                deeper.append((owner, inner))
+                deeper.append((owner, inner, whole))
         texts += deeper
         layer = deeper
         if not layer:
