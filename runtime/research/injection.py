@@ -454,12 +454,36 @@ def _readings(
             raw_leet = _sentences_with(base, spans + leet_runs).encode("utf-8")
             found.extend([raw_leet.translate(as_i).decode("utf-8"), raw_leet.translate(as_l).decode("utf-8")])
         elif pieces:
+            # The piece, and the words of its sentence that mix two letters or more with a digit
+            # or symbol ("1gnore", "th3"), are read as letters; a number, or one letter beside
+            # digits ("41", "A1"), is not.
             [(start, end)] = pieces
-            token = base[start:end].encode("utf-8")
+            words = [(m.start(), m.end()) for m in _LEET_WORD.finditer(base) if _leet_word(m[0])]
+            marked = _merged([(start, end), *words])
             for table in _leet():
-                read = f"{base[:start]}{token.translate(table).decode('utf-8')}{base[end:]}"
-                found.append(_sentences_with(read, [(start, end)]))
+                found.append(_sentences_with(_translated(base, marked, table), [(start, end)]))
     return found
+
+
+# A word of the characters leetspeak reads: letters, digits and the table's symbols.
+_LEET_WORD = re.compile(f"{_MEMBER}+", re.ASCII)
+_LEET_MIN_LETTERS = 2
+
+
+def _leet_word(word: str) -> bool:
+    """Whether a word mixes enough letters with a digit or symbol to be read as leetspeak."""
+    return not _LEET_CHARS.isdisjoint(word) and sum(c.isalpha() for c in word) >= _LEET_MIN_LETTERS
+
+
+def _translated(text: str, spans: list[tuple[int, int]], table: bytes) -> str:
+    """``text`` with the characters of each span (in order, not overlapping) read through a byte
+    table of ASCII; spans of leetspeak are ASCII, the rest is copied as it is."""
+    pieces, last = [], 0
+    for start, end in spans:
+        pieces += [text[last:start], text[start:end].encode("utf-8").translate(table).decode("utf-8")]
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 
@@ -587,27 +611,45 @@ _TEXT_SHARE = 0.9
 _BROKEN_HEAD = 48
 
 
-def _text_of(raw: bytes) -> tuple[str, int]:
-    """(``raw`` read as UTF-16 when it looks like it (a byte order mark, or a zero byte in at least
-    half of its even or odd places: Latin text in UTF-16), else as UTF-8, each unit that does not
-    decode as U+FFFD; how many units did not decode)."""
-    # mutation: equivalent: ASCII text has no unit that failed (both codecs fail only above 0x7F)
+class _Text(NamedTuple):
+    """Decoded bytes: the text (each unit that did not decode as U+FFFD), how many units did not
+    decode, and whether all of those are at its ends (a stray byte glued before or after)."""
+
+    text: str
+    broken: int
+    at_ends: bool
+
+
+_SURROGATES = "".join(map(chr, range(0xD800, 0xE000)))
+
+
+def _text_of(raw: bytes) -> _Text:
+    """``raw`` read as UTF-16 when it looks like it (a byte order mark, or a zero byte in at least
+    half of its even or odd places: Latin text in UTF-16), else as UTF-8."""
     # An odd byte at the end is half a character (a wrapped line, a byte glued on): read without it.
     even = raw[: len(raw) - len(raw) % 2]
     if even[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        text = even.decode("utf-16", "surrogatepass")
+        codec, data, handler = "utf-16", even, "surrogatepass"
     elif even and 2 * even[1::2].count(0) >= len(even) // 2:
-        text = even.decode("utf-16-le", "surrogatepass")
+        codec, data, handler = "utf-16-le", even, "surrogatepass"
     elif even and 2 * even[0::2].count(0) >= len(even) // 2:
-        text = even.decode("utf-16-be", "surrogatepass")
+        codec, data, handler = "utf-16-be", even, "surrogatepass"
     else:
-        text = raw.decode("utf-8", "surrogateescape")
-    return (text, 0) if text.isascii() else _BROKEN.subn(_UNREADABLE, text)
+        codec, data, handler = "utf-8", raw, "surrogateescape"
+    marked = data.decode(codec, handler)
+    if marked.isascii():  # mutation: equivalent: both codecs fail only above U+007F
+        return _Text(marked, 0, True)
+    # Counted from two decodings in C (a unit that fails is one lone surrogate in the first, nothing
+    # in the second), so that binary is refused before any character is looked at.
+    broken = len(marked) - len(data.decode(codec, "ignore"))
+    if not broken or broken > (1 - _TEXT_SHARE) * len(marked):
+        return _Text(marked, broken, False)
+    at_ends = _BROKEN.search(marked.strip(_SURROGATES)) is None
+    return _Text(_BROKEN.sub(_UNREADABLE, marked), broken, at_ends)
 
 
-def _decoded_exactly(blob: str) -> tuple[str, int] | None:
-    """(the text a base64 (or hex) blob encodes, how many of its units did not decode) when it is
-    mostly printable UTF-8 or UTF-16, else None.
+def _decoded_exactly(blob: str) -> _Text | None:
+    """What a base64 (or hex) blob encodes when it is mostly printable UTF-8 or UTF-16, else None.
 
     A unit that does not decode (a stray byte, half a surrogate pair) counts against the text
     rather than refusing all of it: one byte glued to an order must not hide the order."""
@@ -618,17 +660,18 @@ def _decoded_exactly(blob: str) -> tuple[str, int] | None:
             raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
     except (binascii.Error, ValueError):
         return None
-    text, broken = _text_of(raw)
+    decoded = _text_of(raw)
+    text, broken = decoded.text, decoded.broken
     if broken > (1 - _TEXT_SHARE) * len(text):  # most binary data: decided without a count
         return None
     if not broken and text.isprintable():  # most decoded text: no character to count
-        return (text, 0) if text else None
+        return decoded if text else None
     # Invisible characters are not counted: spread between the letters of an order, they would
     # otherwise make it look like binary (they are removed, and flagged, when it is read); what tag
     # characters spell is counted, so an order written wholly in them is text.
     shown = _invisible().sub("", text) + _spelled(_TAGS.findall(text))
     printable = sum(c.isprintable() or c.isspace() for c in shown) - broken
-    return (text, broken) if shown and printable >= _TEXT_SHARE * len(shown) else None
+    return decoded if shown and printable >= _TEXT_SHARE * len(shown) else None
 
 
 @cache
@@ -639,12 +682,15 @@ def _shortest_blob() -> int:
 
 
 class _Decoding(NamedTuple):
-    """What part of a run encodes text: where it starts in the run, the text, and whether every
-    unit of it decoded."""
+    """What part of a run encodes text: where it starts in the run, the text, whether every unit
+    of it decoded, and whether it is judged by the prose test (every unit decoded but at its ends:
+    a stray byte glued on does not spare an order, while text among binary, a PDF's or a page in
+    Latin-1, is not taken for one)."""
 
     offset: int
     text: str
     whole: bool
+    prose: bool
 
 
 def _decoded(blob: str, lenient: bool = True) -> _Decoding | None:
@@ -669,13 +715,13 @@ def _decoded(blob: str, lenient: bool = True) -> _Decoding | None:
             if (start or shift) and len(piece) < _shortest_blob():
                 break
             decoded = _decoded_exactly(piece)
-            if decoded is not None and not decoded[1]:
-                return _Decoding(start + shift, decoded[0], True)
+            if decoded is not None and not decoded.broken:
+                return _Decoding(start + shift, decoded.text, True, True)
             if decoded is not None and best is None:
-                best = _Decoding(start + shift, decoded[0], False)
+                best = _Decoding(start + shift, decoded.text, False, decoded.at_ends)
                 # Only a broken prefix (a path read as base64) can be left behind by a later
                 # piece: past it, trying them would decode the whole run again for nothing.
-                if not _broken_only_at_start(decoded[0]):
+                if not _broken_only_at_start(decoded.text):
                     return best if lenient else None
     return best if lenient else None
 
@@ -754,18 +800,18 @@ def _scan(seen: _Visible, passed: _Passed | None = None) -> Scan:
             # Failing closed: more encoded text than the filter reads is itself the tell.
             hits.append(Hit(ENCODED[0], ENCODED[1], *span))
             break
-        found.append((span, blob.text, blob.whole))
+        found.append((span, blob.text, blob.prose))
     if not found:
         return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
     # Every decoded text, of every layer, with the outer blob it came out of (where a hit is put).
-    texts, closed = _layers([(decoded, whole) for _, decoded, whole in found])
+    texts, closed = _layers([(decoded, prose) for _, decoded, prose in found])
     # One pass of the rule gates over every decoded text says whether any rule can match in any of
     # them: most pages' blobs are images and fonts.
     inners, can_hit = _inners([decoded for _, decoded, _ in texts])
-    for (owner, _, whole), inner in zip(texts, inners, strict=True):
-        # Hiding a sentence in base64 is itself the tell; not one in a file that only mostly
-        # decodes (a PDF, a page in Latin-1), where text among binary is what such files hold.
-        if (can_hit and _hits_in(inner)) or (whole and _speaks(inner.read()[0])):
+    for (owner, _, prose), inner in zip(texts, inners, strict=True):
+        # Hiding a sentence in base64 is itself the tell; not one among binary (a PDF, a page in
+        # Latin-1), where text among broken units is what such files hold (``_Decoding``).
+        if (can_hit and _hits_in(inner)) or (prose and _speaks(inner.read()[0])):
             closed.add(owner)
     hits += [Hit(ENCODED[0], ENCODED[1], *found[owner][0]) for owner in closed]
     return Scan(tuple(sorted(set(hits), key=lambda h: (h.start, h.end, h.rule))))
@@ -820,6 +866,7 @@ class _Blob(NamedTuple):
     end: int
     text: str
     whole: bool
+    prose: bool
 
 
 def _decodings(text: str, kinds: frozenset[int] | None = None) -> Iterator[_Blob]:
@@ -841,7 +888,7 @@ def _decodings(text: str, kinds: frozenset[int] | None = None) -> Iterator[_Blob
             for start, end in lines:
                 part = _decoded(text[start:end], lenient=len(group) == 1)
                 if part is not None:
-                    blob = _Blob(start + part.offset, end, part.text, part.whole)
+                    blob = _Blob(start + part.offset, end, part.text, part.whole, part.prose)
                     whole += [(blob.start, blob.end)] if blob.whole else []
                     yield blob
             continue
@@ -858,12 +905,9 @@ def _wrapped(text: str, group: list[tuple[int, int]]) -> _Blob | None:
     for end in ends:
         start = group[0][0]
         piece = text[start:end]
-        joined = piece.replace("\r", "").replace("\n", "")
-        if len(joined) % 4 == 1:  # no base64 is that long, and the lines cannot all be hex
-            continue
-        part = _decoded(joined)
+        part = _decoded(piece.replace("\r", "").replace("\n", ""))
         if part is not None:
-            return _Blob(start + _unwrapped_at(piece, part.offset), end, part.text, part.whole)
+            return _Blob(start + _unwrapped_at(piece, part.offset), end, part.text, part.whole, part.prose)
     return None
 
 
@@ -880,16 +924,16 @@ def _unwrapped_at(piece: str, index: int) -> int:
 
 def _blob_texts(decoded: str) -> Iterator[tuple[str, bool]]:
     """The texts the blobs of a decoded text encode, left to right (base64 ones, then hex ones),
-    each with whether every unit of it decoded, looked for as in a source: in its visible text and
-    in what its tag characters spell."""
+    each with whether the prose test judges it (``_Decoding``), looked for as in a source: in its
+    visible text and in what its tag characters spell."""
     seen = _visible(valid_text(decoded))
     for blob in _decodings(seen.blob_text):
-        yield blob.text, blob.whole
+        yield blob.text, blob.prose
 
 
 def _layers(outer: list[tuple[str, bool]]) -> tuple[list[tuple[int, str, bool]], set[int]]:
-    """(every decoded text with the index of the outer blob it came from and whether it decoded
-    whole: the outer ones, then the blobs inside them, ``MAX_ENCODED_DEPTH`` layers in all; the
+    """(every decoded text with the index of the outer blob it came from and whether the prose
+    test judges it: the outer ones, then the blobs inside them, ``MAX_ENCODED_DEPTH`` layers in all; the
     outer blobs that fail closed).
 
     A blob that decodes to text one layer deeper than the table reads, or past ``MAX_ENCODED_BLOBS``

@@ -109,7 +109,7 @@ def test_an_empty_blob_reads_as_nothing() -> None:
 
 
 def test_a_blob_is_read_when_nine_tenths_of_it_is_printable() -> None:
-    assert _decoded(base64.b64encode(b"abcdefghi\x01").decode()) == (0, "abcdefghi\x01", True)
+    assert _decoded(base64.b64encode(b"abcdefghi\x01").decode()) == (0, "abcdefghi\x01", True, True)
     assert _decoded(base64.b64encode(b"abcdefgh\x01\x02").decode()) is None
 
 
