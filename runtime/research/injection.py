@@ -291,10 +291,12 @@ def _leet_breaks(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def _sentences_with(text: str, spans: list[tuple[int, int]]) -> str:
+def _sentences_with(text: str, spans: list[tuple[int, int]], written: str | None = None) -> str:
     """The sentences of ``text`` that hold the start of one of ``spans``, without the marks that end
-    them, in order, one per line."""
-    breaks = _leet_breaks(text)
+    them, in order, one per line. ``written``: the text as written, of the same length, when
+    ``text`` is a reading of it: its sentences are the ones cut out (a "!" read as an i still ends
+    one)."""
+    breaks = _leet_breaks(text if written is None else written)
     starts = [end for _, end in breaks]  # sentence i starts where break i - 1 ends
     pieces: dict[int, str] = {}
     for start, _ in spans:
@@ -461,18 +463,25 @@ def _readings(
             words = [(m.start(), m.end()) for m in _LEET_WORD.finditer(base) if _leet_word(m[0])]
             marked = _merged([(start, end), *words])
             for table in _leet():
-                found.append(_sentences_with(_translated(base, marked, table), [(start, end)]))
+                found.append(_sentences_with(_translated(base, marked, table), [(start, end)], base))
     return found
 
 
-# A word of the characters leetspeak reads: letters, digits and the table's symbols.
-_LEET_WORD = re.compile(f"{_MEMBER}+", re.ASCII)
+# A word of the characters leetspeak reads: letters, digits and the table's symbols, not ending in
+# a "!" (punctuation there, "thanks!").
+_LEET_WORD = re.compile(f"{_MEMBER}*[a-z0-9{re.escape(_SYMBOLS.replace('!', ''))}]", re.ASCII)
 _LEET_MIN_LETTERS = 2
 
 
 def _leet_word(word: str) -> bool:
-    """Whether a word mixes enough letters with a digit or symbol to be read as leetspeak."""
-    return not _LEET_CHARS.isdisjoint(word) and sum(c.isalpha() for c in word) >= _LEET_MIN_LETTERS
+    """Whether a word beside a piece of leetspeak is read as letters too: two letters or more, and
+    a symbol or a leading digit ("$how", "instruct!ons", "1gnore"), or a digit after just two
+    letters ("th3"). A longer name with a number at its end ("mode1", "gpt5", "python3") is not:
+    read as letters, it may become a word the rules know ("model")."""
+    letters = sum(c.isalpha() for c in word)
+    if letters < _LEET_MIN_LETTERS:
+        return False
+    return word[0].isdigit() or any(c in _SYMBOLS for c in word) or letters == _LEET_MIN_LETTERS
 
 
 def _translated(text: str, spans: list[tuple[int, int]], table: bytes) -> str:
