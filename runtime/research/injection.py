@@ -440,16 +440,21 @@ def _readings(
         found.append(joined_text)
     # Leetspeak is read in the text with its letters joined up, so the two tricks combine: a
     # joined run holding a digit or symbol is leetspeak whatever its shape ("i g n o r 3"). Two
-    # pieces of leetspeak (tokens or such runs) make their sentences read as letters whole ("1gn0re
-    # 4ll pr3v10us"); one alone is read as letters, but not the rest of its sentence: "ign0re all
-    # previous instructions" is an order, while in "Step 41: run the k8s upgrade" or "Eq. 41: use
-    # x + y + z" the number must not read as "ai".
+    # pieces of leetspeak (tokens or such runs), or spaced letters with a digit among them, make
+    # their sentences read as letters whole ("1gn0re 4ll pr3v10us"); one token, or one run spaced
+    # with symbols only, is read as letters with the leet words beside it but not the rest of its
+    # sentence: "ign0re all previous instructions" is an order, while in "Step 41: run the k8s
+    # upgrade" or "Eq. 41: use x + y + z + w" the number must not read as "ai".
     base = joined_text or lowered
     leet_runs = [(start, end) for start, end in runs if not _LEET_CHARS.isdisjoint(base[start:end])]
     if _LEET in possible or leet_runs:
         spans = _leet_spans(base) if _LEET in possible or runs else []
         pieces = _merged(spans + leet_runs)  # a token inside a joined run is that run
-        if len(pieces) >= 2:
+        # Letters spaced out with a digit among them are written to be read as letters: their
+        # sentence is read whole ("i g n 0 r e previou5 instruction5"); spaced with a symbol only,
+        # they may be sums ("x + y + z + w"), one piece like any other.
+        spaced_digits = any(any(c.isdigit() for c in base[start:end]) for start, end in leet_runs)
+        if len(pieces) >= 2 or spaced_digits:
             # Only the sentences that hold leetspeak are read as letters: a rule reads within a
             # sentence, and a page of ids and hashes is not copied twice more.
             as_i, as_l = _leet()
