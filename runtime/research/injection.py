@@ -291,6 +291,14 @@ def _leet_breaks(text: str) -> list[tuple[int, int]]:
     return found
 
 
+def _sentence_around(text: str, index: int) -> tuple[int, int]:
+    """Where the sentence of ``text`` holding ``index`` starts and ends (its end mark left out), as
+    ``_sentences_with`` cuts it."""
+    breaks = _leet_breaks(text)
+    number = bisect.bisect_right([end for _, end in breaks], index)
+    return (breaks[number - 1][1] if number else 0), (breaks[number][0] if number < len(breaks) else len(text))
+
+
 def _sentences_with(text: str, spans: list[tuple[int, int]], written: str | None = None) -> str:
     """The sentences of ``text`` that hold the start of one of ``spans``, without the marks that end
     them, in order, one per line. ``written``: the text as written, of the same length, when
@@ -465,7 +473,8 @@ def _readings(
             # or symbol ("1gnore", "th3"), are read as letters; a number, or one letter beside
             # digits ("41", "A1"), is not.
             [(start, end)] = pieces
-            words = [(m.start(), m.end()) for m in _LEET_WORD.finditer(base) if _leet_word(m[0])]
+            first, last = _sentence_around(base, start)
+            words = [(m.start(), m.end()) for m in _LEET_WORD.finditer(base, first, last) if _leet_word(m[0])]
             marked = _merged([(start, end), *words])
             for table in _leet():
                 found.append(_sentences_with(_translated(base, marked, table), [(start, end)], base))
