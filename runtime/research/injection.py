@@ -32,13 +32,16 @@ from rcs_contracts.generated.research.injection import (
     CONFUSABLES,
     ENCODED,
     ENCODED_HEX_PATTERN,
+    ENCODED_PATH_REACH,
     ENCODED_PATH_STARTS,
     ENCODED_PATTERN,
     ENCODED_PROSE,
     ENCODED_PROSE_MIN_WORDS,
+    ENCODED_TEXT_SHARE,
     INVISIBLE,
     LEET,
     LEET_ONE_AS,
+    LEET_WORD_MIN_LETTERS,
     LETTER_SEPARATORS,
     MARKS,
     MAX_ENCODED_BLOBS,
@@ -484,7 +487,6 @@ def _readings(
 # A word of the characters leetspeak reads: letters, digits and the table's symbols, not ending in
 # a "!" (punctuation there, "thanks!").
 _LEET_WORD = re.compile(f"{_MEMBER}*[a-z0-9{re.escape(_SYMBOLS.replace('!', ''))}]", re.ASCII)
-_LEET_MIN_LETTERS = 2
 
 
 def _leet_word(word: str) -> bool:
@@ -493,9 +495,9 @@ def _leet_word(word: str) -> bool:
     letters ("th3"). A longer name with a number at its end ("mode1", "gpt5", "python3") is not:
     read as letters, it may become a word the rules know ("model")."""
     letters = sum(c.isalpha() for c in word)
-    if letters < _LEET_MIN_LETTERS:
+    if letters < LEET_WORD_MIN_LETTERS:
         return False
-    return word[0].isdigit() or any(c in _SYMBOLS for c in word) or letters == _LEET_MIN_LETTERS
+    return word[0].isdigit() or any(c in _SYMBOLS for c in word) or letters == LEET_WORD_MIN_LETTERS
 
 
 def _translated(text: str, spans: list[tuple[int, int]], table: bytes) -> str:
@@ -627,11 +629,6 @@ def _rule_hits(text: str, passed: frozenset[int] | None = None, as_written: bool
 # the text itself encodes is a character like any other.
 _BROKEN = re.compile("[\ud800-\udfff]")
 _UNREADABLE = "\ufffd"
-# What text must be, of its characters that show or spell something, to be read as text.
-_TEXT_SHARE = 0.9
-# How far into a decoded text the bytes of a path glued before a blob may reach: the first
-# ENCODED_PATH_STARTS "/" of a run are tried, and paths are short.
-_BROKEN_HEAD = 48
 
 
 class _Text(NamedTuple):
@@ -665,7 +662,7 @@ def _text_of(raw: bytes) -> _Text:
     # Counted from two decodings in C (a unit that fails is one lone surrogate in the first, nothing
     # in the second), so that binary is refused before any character is looked at.
     broken = len(marked) - len(data.decode(codec, "ignore"))
-    if not broken or broken > (1 - _TEXT_SHARE) * len(marked):
+    if not broken or broken > (1 - ENCODED_TEXT_SHARE) * len(marked):
         return _Text(marked, broken, False)
     at_ends = _BROKEN.search(marked.strip(_SURROGATES)) is None
     return _Text(_BROKEN.sub(_UNREADABLE, marked), broken, at_ends)
@@ -685,7 +682,7 @@ def _decoded_exactly(blob: str) -> _Text | None:
         return None
     decoded = _text_of(raw)
     text, broken = decoded.text, decoded.broken
-    if broken > (1 - _TEXT_SHARE) * len(text):  # most binary data: decided without a count
+    if broken > (1 - ENCODED_TEXT_SHARE) * len(text):  # most binary data: decided without a count
         return None
     if not broken and text.isprintable():  # most decoded text: no character to count
         return decoded if text else None
@@ -694,7 +691,7 @@ def _decoded_exactly(blob: str) -> _Text | None:
     # characters spell is counted, so an order written wholly in them is text.
     shown = _invisible().sub("", text) + _spelled(_TAGS.findall(text))
     printable = sum(c.isprintable() or c.isspace() for c in shown) - broken
-    return decoded if shown and printable >= _TEXT_SHARE * len(shown) else None
+    return decoded if shown and printable >= ENCODED_TEXT_SHARE * len(shown) else None
 
 
 @cache
@@ -752,7 +749,7 @@ def _decoded(blob: str, lenient: bool = True) -> _Decoding | None:
 def _broken_only_at_start(text: str) -> bool:
     """Whether every unit of a decoded text that did not decode is among its first few characters
     (where a path glued before a blob lands when the run is read whole)."""
-    return _UNREADABLE not in text[_BROKEN_HEAD:]
+    return _UNREADABLE not in text[ENCODED_PATH_REACH:]
 
 
 @dataclass(frozen=True)
